@@ -1,0 +1,110 @@
+/**
+ * Headless run of the voice pipeline: a WAV file plays the microphone, the assistant's voice goes to
+ * a WAV file on the same timeline, and every turn is printed and reported. Same code as the app.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
+import { readWavFile, writeWavFile } from '../audio/wav';
+import { toMono16k } from '../audio/resample';
+import { loadSettingsFile } from '../settings/file';
+import { DEFAULT_SETTINGS, type Settings } from '../settings/schema';
+import { FastForwardClock, RealtimeClock } from '../pipeline/clock';
+import { feedAudio } from '../pipeline/feed';
+import { loadEngines } from '../pipeline/load-engines';
+import { TimelineOutput } from '../pipeline/output';
+import type { TurnReport } from '../pipeline/report';
+import { VoicePipeline } from '../pipeline/voice-pipeline';
+import { UserError } from '../errors';
+import { parseCli, runCli } from './args';
+
+const USAGE =
+  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--fast] [--quiet]';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** Models shipped with the app (VAD at least), found last. */
+export const BUNDLED_MODELS_DIR = path.resolve(here, '../../native-models/bundled');
+
+function ms(x: number | null): string {
+  return x === null ? '-' : `${Math.round(x)} ms`;
+}
+
+export function formatTurn(r: TurnReport): string {
+  const t = r.timings;
+  const l = r.latency;
+  return [
+    `turn ${r.index}  (${(t.speechStartMs / 1000).toFixed(2)}-${(t.speechEndMs / 1000).toFixed(2)} s, ended by ${r.endReason})`,
+    `  user:      ${r.userText}`,
+    `  assistant: ${r.assistantText}${r.interrupted ? `\n  heard:     ${r.heardText} [interrupted]` : ''}`,
+    `  latency:   endpoint ${ms(l.endpointMs)} | stt ${ms(l.sttMs)} | llm first token ${ms(l.llmTtftMs)} | tts first audio ${ms(l.ttsFirstAudioMs)} | voice-to-voice ${ms(l.voiceToVoiceMs)}`,
+    ...(r.error ? [`  error:     ${r.error}`] : []),
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCli(
+    process.argv.slice(2),
+    {
+      input: { type: 'string' },
+      output: { type: 'string' },
+      report: { type: 'string' },
+      models: { type: 'string' },
+      settings: { type: 'string' },
+      fast: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
+  if (!values.input) throw new UserError(`--input is required. Usage: ${USAGE}`, 'usage');
+
+  // Bad input is reported before any model loads.
+  const settings: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
+  const audio = await readWavFile(values.input);
+  const samples = toMono16k(audio);
+
+  const roots = searchOrder({
+    explicit: values.models ?? settings.models.dir ?? undefined,
+    user: defaultUserModelsDir(),
+    bundled: BUNDLED_MODELS_DIR,
+  });
+  const engines = await loadEngines(() => settings, roots);
+  const log = (line: string) => {
+    if (!values.quiet) console.log(line);
+  };
+  const llm = engines.models.llm;
+  log(
+    `models: vad ${engines.models.vad.id}, stt ${engines.models.stt.id}, llm ${llm.id} (${String(llm['backend'])}, ` +
+      `${String(llm['gpuLayers'])}/${String(llm['totalLayers'])} layers on GPU), tts ${engines.models.tts.id}`,
+  );
+
+  const clock = values.fast ? new FastForwardClock() : new RealtimeClock();
+  const output = new TimelineOutput();
+  const pipeline = new VoicePipeline(engines, output, clock, () => settings);
+  pipeline.events.on((e) => {
+    if (e.type === 'partial') log(`  … ${e.text}`);
+    else if (e.type === 'turn') log(formatTurn(e.report));
+    else if (e.type === 'notice' || e.type === 'error') log(`  ! ${e.message}`);
+    if (process.env.TALK_DEBUG) console.log(JSON.stringify(e).slice(0, 200));
+  });
+
+  try {
+    await feedAudio(pipeline, samples, clock, output, { fast: values.fast });
+    await pipeline.drain();
+    pipeline.settle();
+  } finally {
+    await engines.dispose();
+  }
+
+  if (values.output) {
+    const rate = engines.tts.sampleRate;
+    await writeWavFile(values.output, output.render(rate, audio.durationSec * 1000), rate);
+  }
+  if (values.report) {
+    const report = { turns: pipeline.reports, models: engines.models, settings, input: { file: values.input, durationMs: audio.durationSec * 1000 } };
+    await writeFile(values.report, JSON.stringify(report, null, 2) + '\n');
+  }
+  if (pipeline.reports.length === 0) log('no turns (no speech was detected)');
+}
+
+runCli(main);

@@ -1,0 +1,93 @@
+/**
+ * Short-time energy of the recent input, used to place speech boundaries more precisely than the
+ * VAD's decisions do: Silero's decision lags the audio by 100-200 ms (it needs context), so the VAD
+ * says *that* speech ended, and the energy envelope says *when*.
+ */
+export const SUBFRAME = 128; // 8 ms at 16 kHz
+const FLOOR_DB = -100;
+
+export class EnergyTracker {
+  private readonly db: Float32Array;
+  private count = 0; // sub-frames seen in total
+  private noiseFloor = -70;
+
+  constructor(
+    private readonly sampleRate = 16000,
+    historyMs = 2000,
+  ) {
+    this.db = new Float32Array(Math.ceil((historyMs / 1000) * (sampleRate / SUBFRAME)));
+  }
+
+  get subframeMs(): number {
+    return (SUBFRAME / this.sampleRate) * 1000;
+  }
+
+  /** Adds a window (a multiple of SUBFRAME samples). `speech` is the VAD's decision for it. */
+  push(window: Float32Array, speech: boolean): void {
+    for (let o = 0; o + SUBFRAME <= window.length; o += SUBFRAME) {
+      let sum = 0;
+      for (let i = o; i < o + SUBFRAME; i++) sum += window[i]! * window[i]!;
+      const d = Math.max(FLOOR_DB, 10 * Math.log10(sum / SUBFRAME + 1e-12));
+      this.db[this.count % this.db.length] = d;
+      this.count++;
+      // The floor follows non-speech quickly downwards and slowly upwards.
+      if (!speech) this.noiseFloor += (d - this.noiseFloor) * (d < this.noiseFloor ? 0.3 : 0.02);
+    }
+  }
+
+  /** Level a sub-frame must exceed to count as part of speech. */
+  threshold(): number {
+    return Math.max(this.noiseFloor + 12, -58);
+  }
+
+  private dbAt(index: number): number | undefined {
+    if (index < 0 || index >= this.count || index < this.count - this.db.length) return undefined;
+    return this.db[index % this.db.length];
+  }
+
+  private timeOf(index: number): number {
+    return (index * SUBFRAME * 1000) / this.sampleRate;
+  }
+
+  /**
+   * End time of the last active sub-frame at or before `atMs`, looking back at most `lookbackMs`;
+   * undefined when none is active there.
+   */
+  lastActiveEnd(atMs: number, lookbackMs: number): number | undefined {
+    const thr = this.threshold();
+    const last = Math.floor((atMs / 1000) * (this.sampleRate / SUBFRAME)) - 1;
+    const first = last - Math.ceil(lookbackMs / this.subframeMs);
+    for (let i = last; i >= first; i--) {
+      const d = this.dbAt(i);
+      if (d === undefined) break;
+      if (d > thr) return this.timeOf(i + 1);
+    }
+    return undefined;
+  }
+
+  /**
+   * Start time of the run of activity that contains `atMs`, walking back over gaps shorter than
+   * `maxGapMs` (stop consonants), at most `lookbackMs`.
+   */
+  onsetBefore(atMs: number, lookbackMs: number, maxGapMs = 64): number | undefined {
+    const thr = this.threshold();
+    const last = Math.floor((atMs / 1000) * (this.sampleRate / SUBFRAME)) - 1;
+    const first = last - Math.ceil(lookbackMs / this.subframeMs);
+    const maxGap = Math.ceil(maxGapMs / this.subframeMs);
+    let onset: number | undefined;
+    let gap = 0;
+    for (let i = last; i >= first; i--) {
+      const d = this.dbAt(i);
+      if (d === undefined) break;
+      if (d > thr) {
+        onset = i;
+        gap = 0;
+      } else if (onset !== undefined && ++gap > maxGap) break;
+    }
+    return onset === undefined ? undefined : this.timeOf(onset);
+  }
+
+  reset(): void {
+    this.count = 0;
+  }
+}

@@ -1,0 +1,45 @@
+import type { Clause } from '../text/clauses';
+import type { TurnReport } from './report';
+
+export type AssistantState = 'listening' | 'hearing' | 'thinking' | 'speaking';
+
+/** Everything the pipeline tells the outside world, each stamped with pipeline time `t`. */
+export type PipelineEvent =
+  | { type: 'state'; t: number; state: AssistantState }
+  | { type: 'speech-start'; t: number; startMs: number }
+  | { type: 'speech-end'; t: number; speechEndMs: number }
+  | { type: 'partial'; t: number; turn: number; text: string }
+  | { type: 'final'; t: number; turn: number; text: string }
+  | { type: 'answer-delta'; t: number; turn: number; text: string }
+  | { type: 'clause'; t: number; turn: number; clause: Clause }
+  | { type: 'audio'; t: number; turn: number; clause: number; startMs: number; endMs: number }
+  | { type: 'interrupted'; t: number; turn: number; heardText: string }
+  | { type: 'turn'; t: number; report: TurnReport }
+  | { type: 'notice'; t: number; message: string }
+  | { type: 'error'; t: number; message: string };
+
+type Listener = (e: PipelineEvent) => void;
+
+/** A minimal typed emitter; listeners are counted so leaks can be tested. */
+export class EventHub {
+  private readonly listeners = new Set<Listener>();
+
+  on(fn: Listener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  emit(e: PipelineEvent): void {
+    for (const fn of this.listeners) {
+      try {
+        fn(e);
+      } catch {
+        // A broken listener (UI, logger) must not break the audio path.
+      }
+    }
+  }
+
+  get size(): number {
+    return this.listeners.size;
+  }
+}

@@ -1,0 +1,53 @@
+import { VAD_SAMPLE_RATE, VAD_WINDOW } from '../engines/vad';
+import { FastForwardClock, type Clock } from './clock';
+import type { AudioOutput } from './output';
+import type { VoicePipeline } from './voice-pipeline';
+
+export interface FeedOptions {
+  /** Skip idle time instead of waiting for it (see FastForwardClock). */
+  fast: boolean;
+  /** After the input, keep feeding silence until replies finish, at most this long. */
+  maxTailMs?: number;
+  /** Lets a caller alter each frame before the pipeline hears it (echo simulation). */
+  beforeFrame?: (frame: Float32Array, startMs: number) => void;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * Streams a recording into the pipeline the way a microphone would: one 32 ms frame at a time,
+ * on the pipeline's clock. Returns the input time at which feeding stopped.
+ */
+export async function feedAudio(
+  pipeline: VoicePipeline,
+  samples: Float32Array,
+  clock: Clock,
+  output: AudioOutput,
+  opts: FeedOptions,
+): Promise<number> {
+  const frameMs = (VAD_WINDOW / VAD_SAMPLE_RATE) * 1000;
+  const maxTailMs = opts.maxTailMs ?? 120_000;
+  const inputMs = (samples.length / VAD_SAMPLE_RATE) * 1000;
+  for (let k = 0; ; k++) {
+    const startMs = k * frameMs;
+    const endMs = startMs + frameMs;
+    const inInput = startMs < inputMs;
+    if (!inInput) {
+      const finished = !pipeline.active && output.endMs <= startMs;
+      if (finished || startMs - inputMs > maxTailMs) return startMs;
+    }
+    const frame = new Float32Array(VAD_WINDOW);
+    if (inInput) frame.set(samples.subarray(k * VAD_WINDOW, (k + 1) * VAD_WINDOW));
+    opts.beforeFrame?.(frame, startMs);
+    if (opts.fast && clock instanceof FastForwardClock && !pipeline.busy) {
+      clock.skipTo(endMs);
+      await tick();
+    } else {
+      const wait = endMs - clock.now();
+      if (wait > 0) await sleep(wait);
+      else await tick();
+    }
+    pipeline.pushAudio(frame);
+  }
+}

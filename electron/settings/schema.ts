@@ -1,0 +1,421 @@
+/**
+ * The settings schema: one typed source of defaults, numeric ranges and
+ * validation, shared by the headless CLI (`--settings FILE`) and the app
+ * (settings persisted in the user data dir, live updates from the UI).
+ */
+import { UserError } from '../errors';
+
+export type Mode = 'hands-free' | 'push-to-talk';
+export type LlmGpu = 'auto' | 'cuda' | 'vulkan' | 'metal' | 'cpu';
+
+export interface Settings {
+  mode: Mode;
+  endpointing: {
+    vadThreshold: number;
+    minSpeechMs: number;
+    silenceMs: number;
+    prefixPaddingMs: number;
+    maxTurnMs: number;
+  };
+  bargeIn: { enabled: boolean; minSpeechMs: number; falseInterruptionMs: number };
+  turnBudgetMs: number;
+  stt: { partialIntervalMs: number };
+  llm: {
+    systemPrompt: string;
+    temperature: number;
+    maxTokens: number;
+    gpuLayers: 'auto' | number;
+    contextSize: number;
+    threads: number;
+    gpu: LlmGpu;
+  };
+  tts: { speakerId: number; speed: number };
+  /** Catalog ids (dir: a folder path); null = the default. */
+  models: { dir: string | null; vad: string | null; stt: string | null; llm: string | null; tts: string | null };
+}
+
+/** Arrays and primitives are replaced whole; objects may be given in part. */
+export type DeepPartial<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
+export interface FieldError {
+  /** Dotted path, e.g. 'endpointing.silenceMs' ('' for the whole input). */
+  path: string;
+  /** A predicate that reads after the path, e.g. 'must be a number between 100 and 5000 (ms), got "abc"'. */
+  message: string;
+}
+
+export interface NumericRange {
+  min: number;
+  max: number;
+  /** Slider step only; validation does not snap values to it. */
+  step: number;
+  unit: string;
+  label: string;
+  /** Whole numbers only (validated). */
+  integer: boolean;
+  /** Extra meaning of special values, shown in messages and the UI. */
+  note?: string;
+}
+
+/** Dotted paths of every field whose value is (or may be) a number. */
+type NumericPaths<T> = {
+  [K in keyof T & string]: number extends T[K]
+    ? K
+    : T[K] extends object
+      ? `${K}.${NumericPaths<T[K]>}`
+      : never;
+}[keyof T & string];
+
+export type NumericSettingPath = NumericPaths<Settings>;
+
+/**
+ * Min/max/step/unit/label per numeric field: the UI builds its sliders from
+ * this and validation checks against it, so the two cannot drift apart.
+ * `satisfies` makes the compiler require exactly one entry per numeric field.
+ */
+export const SETTINGS_RANGES = {
+  'endpointing.vadThreshold': { min: 0.05, max: 0.95, step: 0.01, unit: '', label: 'Speech detection threshold', integer: false },
+  'endpointing.minSpeechMs': { min: 0, max: 2000, step: 10, unit: 'ms', label: 'Minimum speech to start a turn', integer: true },
+  'endpointing.silenceMs': { min: 100, max: 5000, step: 50, unit: 'ms', label: 'Silence that ends a turn', integer: true },
+  'endpointing.prefixPaddingMs': { min: 0, max: 1000, step: 10, unit: 'ms', label: 'Audio kept before speech starts', integer: true },
+  'endpointing.maxTurnMs': { min: 2000, max: 120000, step: 1000, unit: 'ms', label: 'Longest turn', integer: true },
+  'bargeIn.minSpeechMs': { min: 0, max: 2000, step: 10, unit: 'ms', label: 'Speech needed to interrupt', integer: true },
+  'bargeIn.falseInterruptionMs': { min: 200, max: 10000, step: 100, unit: 'ms', label: 'Resume after a false interruption', integer: true },
+  turnBudgetMs: { min: 500, max: 10000, step: 100, unit: 'ms', label: 'Wait before a holding phrase', integer: true },
+  'stt.partialIntervalMs': { min: 100, max: 2000, step: 50, unit: 'ms', label: 'Partial transcript interval', integer: true },
+  'llm.temperature': { min: 0, max: 2, step: 0.05, unit: '', label: 'Temperature', integer: false },
+  'llm.maxTokens': { min: 16, max: 4096, step: 16, unit: 'tokens', label: 'Longest answer', integer: true },
+  'llm.gpuLayers': { min: 0, max: 999, step: 1, unit: 'layers', label: 'Layers on the GPU', integer: true },
+  'llm.contextSize': { min: 512, max: 131072, step: 512, unit: 'tokens', label: 'Context size', integer: true },
+  'llm.threads': { min: 0, max: 256, step: 1, unit: 'threads', label: 'CPU threads', integer: true, note: '0 = auto' },
+  'tts.speakerId': { min: 0, max: 9999, step: 1, unit: '', label: 'Voice (speaker id)', integer: true },
+  'tts.speed': { min: 0.5, max: 2, step: 0.05, unit: 'x', label: 'Speaking speed', integer: false },
+} as const satisfies Record<NumericSettingPath, NumericRange>;
+
+export const MODES: readonly Mode[] = ['hands-free', 'push-to-talk'];
+export const LLM_GPUS: readonly LlmGpu[] = ['auto', 'cuda', 'vulkan', 'metal', 'cpu'];
+
+const SYSTEM_PROMPT_MAX = 8000;
+
+const DEFAULT_SYSTEM_PROMPT =
+  'You are a helpful voice assistant running privately on this computer. ' +
+  'Your replies are spoken aloud, so answer in one to three short sentences of plain, natural speech. ' +
+  'Never use markdown, lists, headings, code blocks, emoji or URLs; write numbers, units and symbols the way a person would say them. ' +
+  'If a request is unclear, ask one short question. If you do not know something, say so briefly.';
+
+export const DEFAULT_SETTINGS: Settings = deepFreeze({
+  // Hands-free is the point of a voice assistant; push-to-talk is for noisy rooms.
+  mode: 'hands-free',
+  endpointing: {
+    // Silero VAD's own recommended speech probability cut-off.
+    vadThreshold: 0.5,
+    // Ignores clicks and coughs, yet a short "yes" (~300 ms) still counts.
+    minSpeechMs: 250,
+    // Long enough for a breath between words, short enough to feel responsive.
+    silenceMs: 600,
+    // The VAD fires slightly late; keeping 300 ms before it saves the first syllable.
+    prefixPaddingMs: 300,
+    // Forces an end of turn if noise keeps the VAD open forever.
+    maxTurnMs: 30000,
+  },
+  bargeIn: {
+    // Interrupting the assistant by talking over it is expected in conversation.
+    enabled: true,
+    // Higher than endpointing's 250 ms: the assistant's own echo or a cough must not cut it off.
+    minSpeechMs: 400,
+    // If an interruption yields no words within 1.5 s, it was noise: resume speaking.
+    falseInterruptionMs: 1500,
+  },
+  // Past ~2.5 s of silence after the user stops, people assume they were not heard.
+  turnBudgetMs: 2500,
+  // ~3 partial updates a second looks live without re-decoding all the time.
+  stt: { partialIntervalMs: 300 },
+  llm: {
+    systemPrompt: DEFAULT_SYSTEM_PROMPT,
+    // Natural-sounding but still on-topic replies.
+    temperature: 0.7,
+    // Spoken answers are short; this caps a runaway answer at about two minutes of speech.
+    maxTokens: 512,
+    // Let node-llama-cpp fit as many layers as the GPU's free memory allows.
+    gpuLayers: 'auto',
+    // Room for a system prompt plus a dozen short exchanges; small enough for any GPU.
+    contextSize: 4096,
+    // 0 lets node-llama-cpp pick from the number of cores.
+    threads: 0,
+    // Pick the best backend that is actually available on this machine.
+    gpu: 'auto',
+  },
+  // Speaker 0 exists in every voice model; 1.0 is the model's natural pace.
+  tts: { speakerId: 0, speed: 1 },
+  // null = the defaults chosen by the model catalog and the user data dir.
+  models: { dir: null, vad: null, stt: null, llm: null, tts: null },
+});
+
+// ---------------------------------------------------------------------------
+// Field specs: what each leaf accepts. Mapped from Settings so that adding a
+// field without a spec (or a spec without a field) fails to compile.
+
+const LEAF = Symbol('settings-leaf');
+
+type Check = { ok: true; value: unknown } | { ok: false; message: string };
+interface Leaf {
+  readonly [LEAF]: true;
+  check(value: unknown): Check;
+}
+type SchemaOf<T> = { readonly [K in keyof T]-?: T[K] extends object ? SchemaOf<T[K]> : Leaf };
+type Group = { readonly [key: string]: Group | Leaf };
+
+function leaf(check: (value: unknown) => Check): Leaf {
+  return { [LEAF]: true, check };
+}
+
+function isLeaf(node: Group | Leaf): node is Leaf {
+  return LEAF in node;
+}
+
+function rangeText(r: NumericRange): string {
+  const extras = [r.unit, r.note].filter(Boolean).join(', ');
+  return `${r.integer ? 'a whole number' : 'a number'} between ${r.min} and ${r.max}${extras ? ` (${extras})` : ''}`;
+}
+
+function inRange(r: NumericRange, value: unknown): value is number {
+  return (
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    value >= r.min &&
+    value <= r.max &&
+    (!r.integer || Number.isInteger(value))
+  );
+}
+
+function num(path: NumericSettingPath): Leaf {
+  const r: NumericRange = SETTINGS_RANGES[path];
+  return leaf((v) => (inRange(r, v) ? { ok: true, value: v } : { ok: false, message: `must be ${rangeText(r)}, got ${describe(v)}` }));
+}
+
+function numOrAuto(path: NumericSettingPath): Leaf {
+  const r: NumericRange = SETTINGS_RANGES[path];
+  return leaf((v) =>
+    v === 'auto' || inRange(r, v)
+      ? { ok: true, value: v }
+      : { ok: false, message: `must be "auto" or ${rangeText(r)}, got ${describe(v)}` },
+  );
+}
+
+function oneOf(values: readonly string[]): Leaf {
+  const list = values.map((v) => JSON.stringify(v)).join(', ');
+  return leaf((v) =>
+    typeof v === 'string' && values.includes(v) ? { ok: true, value: v } : { ok: false, message: `must be one of ${list}, got ${describe(v)}` },
+  );
+}
+
+const bool = leaf((v) => (typeof v === 'boolean' ? { ok: true, value: v } : { ok: false, message: `must be true or false, got ${describe(v)}` }));
+
+const systemPrompt = leaf((v) =>
+  typeof v === 'string' && v.length <= SYSTEM_PROMPT_MAX
+    ? { ok: true, value: v }
+    : {
+        ok: false,
+        message:
+          typeof v === 'string'
+            ? `must be at most ${SYSTEM_PROMPT_MAX} characters, got ${v.length}`
+            : `must be a string (text), got ${describe(v)}`,
+      },
+);
+
+/** A non-empty string or null; `what` says what the string names. */
+function optionalName(what: string): Leaf {
+  return leaf((v) =>
+    v === null || (typeof v === 'string' && v.trim() !== '' && v.length <= 4096)
+      ? { ok: true, value: v }
+      : { ok: false, message: `must be ${what}, or null for the default, got ${describe(v)}` },
+  );
+}
+
+const SCHEMA: SchemaOf<Settings> = {
+  mode: oneOf(MODES),
+  endpointing: {
+    vadThreshold: num('endpointing.vadThreshold'),
+    minSpeechMs: num('endpointing.minSpeechMs'),
+    silenceMs: num('endpointing.silenceMs'),
+    prefixPaddingMs: num('endpointing.prefixPaddingMs'),
+    maxTurnMs: num('endpointing.maxTurnMs'),
+  },
+  bargeIn: {
+    enabled: bool,
+    minSpeechMs: num('bargeIn.minSpeechMs'),
+    falseInterruptionMs: num('bargeIn.falseInterruptionMs'),
+  },
+  turnBudgetMs: num('turnBudgetMs'),
+  stt: { partialIntervalMs: num('stt.partialIntervalMs') },
+  llm: {
+    systemPrompt,
+    temperature: num('llm.temperature'),
+    maxTokens: num('llm.maxTokens'),
+    gpuLayers: numOrAuto('llm.gpuLayers'),
+    contextSize: num('llm.contextSize'),
+    threads: num('llm.threads'),
+    gpu: oneOf(LLM_GPUS),
+  },
+  tts: { speakerId: num('tts.speakerId'), speed: num('tts.speed') },
+  models: {
+    dir: optionalName('a folder path'),
+    vad: optionalName('a model id from the catalog'),
+    stt: optionalName('a model id from the catalog'),
+    llm: optionalName('a model id from the catalog'),
+    tts: optionalName('a model id from the catalog'),
+  },
+};
+
+// ---------------------------------------------------------------------------
+// Validation
+
+/**
+ * Merges `input` (a partial settings object, e.g. parsed JSON) over `base`
+ * and checks every field. All problems are reported, not just the first;
+ * unknown keys are errors so that a typo is never silently ignored.
+ * `base` is not modified. Keys whose value is `undefined` count as absent.
+ */
+export function validateSettings(
+  input: unknown,
+  base: Settings = DEFAULT_SETTINGS,
+): { ok: true; value: Settings } | { ok: false; errors: FieldError[] } {
+  if (!isPlainObject(input)) {
+    return { ok: false, errors: [{ path: '', message: `must be an object like {"endpointing": {"silenceMs": 600}}, got ${describe(input)}` }] };
+  }
+  const value = structuredClone(base) as Settings;
+  const errors: FieldError[] = [];
+  walk(SCHEMA as unknown as Group, input, value as unknown as Record<string, unknown>, [], errors);
+  return errors.length ? { ok: false, errors } : { ok: true, value };
+}
+
+/** Validated patch application for live updates; throws UserError listing every invalid field. */
+export function mergeSettings(base: Settings, patch: DeepPartial<Settings>): Settings {
+  const result = validateSettings(patch, base);
+  if (!result.ok) throw new UserError(`Invalid settings: ${formatSettingsErrors(result.errors)}`, 'invalid-settings');
+  return result.value;
+}
+
+/** One line listing every error ("a.b must be ...; c is an unknown setting ..."), capped for huge inputs. */
+export function formatSettingsErrors(errors: readonly FieldError[], max = 20): string {
+  const shown = errors.slice(0, max).map((e) => (e.path ? `${e.path} ${e.message}` : `settings ${e.message}`));
+  if (errors.length > max) shown.push(`and ${errors.length - max} more`);
+  return shown.join('; ');
+}
+
+function walk(group: Group, input: Record<string, unknown>, target: Record<string, unknown>, path: string[], errors: FieldError[]): void {
+  for (const key of Object.keys(input)) {
+    const value = input[key];
+    const fieldPath = [...path, key];
+    const shownPath = fieldPath.map(shortKey).join('.');
+    // hasOwn, not `in`: keys like "toString" or "__proto__" must count as unknown.
+    if (!Object.hasOwn(group, key)) {
+      const hint = suggest(group, key, path);
+      errors.push({ path: shownPath, message: `is an unknown setting${hint ? `; did you mean "${hint}"?` : ''}` });
+      continue;
+    }
+    if (value === undefined) continue;
+    const node = group[key] as Group | Leaf;
+    if (isLeaf(node)) {
+      const r = node.check(value);
+      if (r.ok) target[key] = r.value;
+      else errors.push({ path: shownPath, message: r.message });
+    } else if (!isPlainObject(value)) {
+      const keys = Object.keys(node).join(', ');
+      errors.push({ path: shownPath, message: `must be an object with the settings ${keys}, got ${describe(value)}` });
+    } else {
+      walk(node, value, target[key] as Record<string, unknown>, fieldPath, errors);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Typo suggestions
+
+let allLeafPaths: string[] | undefined;
+
+function leafPaths(group: Group, prefix: string[] = []): string[] {
+  return Object.entries(group).flatMap(([k, node]) =>
+    isLeaf(node) ? [[...prefix, k].join('.')] : leafPaths(node, [...prefix, k]),
+  );
+}
+
+/** The closest known key at the same level, else a field of that name elsewhere ("silenceMs" at top level). */
+function suggest(group: Group, key: string, path: string[]): string | undefined {
+  const lower = key.toLowerCase();
+  let best: string | undefined;
+  let bestDist = Infinity;
+  for (const known of Object.keys(group)) {
+    const d = editDistance(lower, known.toLowerCase());
+    if (d < bestDist) [best, bestDist] = [known, d];
+  }
+  if (best !== undefined && bestDist <= closeEnough(key)) return [...path, best].join('.');
+
+  allLeafPaths ??= leafPaths(SCHEMA as unknown as Group);
+  let bestPath: string | undefined;
+  bestDist = Infinity;
+  for (const p of allLeafPaths) {
+    const d = editDistance(lower, (p.split('.').pop() ?? p).toLowerCase());
+    if (d < bestDist) [bestPath, bestDist] = [p, d];
+  }
+  return bestDist <= closeEnough(key) ? bestPath : undefined;
+}
+
+function closeEnough(key: string): number {
+  return Math.max(1, Math.floor(key.length / 4));
+}
+
+function editDistance(a: string, b: string): number {
+  // A hostile or pasted giant key must not cost O(n*m); such a key is no typo of ours anyway.
+  if (a.length > 64 || b.length > 64) return Infinity;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+    }
+    prev = cur;
+  }
+  return prev[b.length] ?? Infinity;
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** How a bad value is shown in a message: short, and unambiguous about its type. */
+function describe(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return typeof v;
+}
+
+function shortKey(key: string): string {
+  return key.length > 60 ? `${key.slice(0, 60)}…` : key;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Frozen deep copy, so shared settings objects cannot be mutated behind the store's back. */
+export function freezeSettings(settings: Settings): Settings {
+  return deepFreeze(structuredClone(settings));
+}
