@@ -138,7 +138,7 @@ export class VoicePipeline {
     switch (e.type) {
       case 'candidate': {
         this.stt?.abort();
-        const padding = this.settings().endpointing.prefixPaddingMs;
+        const padding = Math.max(this.settings().endpointing.prefixPaddingMs, this.engines.stt.leadInMs);
         const fromSample = Math.round(((e.startMs - padding) / 1000) * VAD_SAMPLE_RATE);
         this.stt = this.engines.stt.createSession((text) =>
           this.events.emit({ type: 'partial', t: this.clock.now(), turn: this.turnIndex, text }),

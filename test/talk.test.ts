@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { readWavFile } from '../electron/audio/wav';
+import type { TurnReport } from '../electron/pipeline/report';
+import { MANIFEST, MODELS, SPEECH, runCli, tempDir, words } from './helpers';
+
+const dir = tempDir();
+const shortReplies = path.join(dir, 'short.json');
+writeFileSync(shortReplies, JSON.stringify({ llm: { maxTokens: 48 } }));
+
+async function talk(clip: string, extra: string[] = []) {
+  const report = path.join(dir, `${clip}-${Math.random().toString(36).slice(2)}.json`);
+  const output = report.replace(/\.json$/, '.wav');
+  const input = path.join(SPEECH, `${clip}.wav`);
+  const res = await runCli('electron/cli/talk.ts', [
+    '--input', input, '--models', MODELS, '--report', report, '--output', output, '--fast', '--settings', shortReplies, ...extra,
+  ]);
+  assert.equal(res.code, 0, `talk failed: ${res.stderr}`);
+  const parsed = JSON.parse(readFileSync(report, 'utf8')) as { turns: TurnReport[]; models: Record<string, { id: string }>; settings: unknown };
+  return { ...res, report: parsed, output };
+}
+
+describe('talk (headless pipeline on the real engines)', () => {
+  it('weather: one turn with every timing present and in order', async () => {
+    const { report, stdout, output } = await talk('weather');
+    assert.equal(report.turns.length, 1);
+    const turn = report.turns[0]!;
+    assert.deepEqual(words(turn.userText), words(MANIFEST.weather!.speech[0]!.text));
+    assert.ok(turn.assistantText.length > 0, 'the assistant answered');
+    assert.equal(turn.heardText, turn.assistantText);
+    assert.equal(turn.interrupted, false);
+    const t = turn.timings;
+    for (const [k, v] of Object.entries(t)) assert.equal(typeof v, 'number', `${k} is present`);
+    assert.ok(t.speechStartMs < t.speechEndMs);
+    assert.ok(t.speechEndMs <= t.endOfTurnMs);
+    assert.ok(t.endOfTurnMs <= t.sttFinalMs);
+    assert.ok(t.sttFinalMs <= t.firstAudioMs!);
+    assert.ok(t.llmFirstTokenMs! <= t.firstAudioMs!);
+    assert.ok(t.firstAudioMs! < t.lastAudioMs!);
+    // speechEndMs is when the user stopped talking, not when the silence ran out.
+    assert.ok(Math.abs(t.speechEndMs - MANIFEST.weather!.speech[0]!.end * 1000) <= 100, `speechEndMs ${t.speechEndMs}`);
+    assert.equal(turn.latency.voiceToVoiceMs, Math.round((t.firstAudioMs! - t.speechEndMs) * 10) / 10);
+    for (const kind of ['vad', 'stt', 'llm', 'tts']) assert.ok(report.models[kind]?.id, `${kind} model reported`);
+    assert.match(stdout, /what is the weather like today/);
+    assert.match(stdout, /voice-to-voice \d+ ms/);
+    // The answer's audio lies on the input's timeline, starting at firstAudioMs.
+    const wav = await readWavFile(output);
+    const samples = wav.channelData[0]!;
+    const at = (ms: number) => Math.floor((ms / 1000) * wav.sampleRate);
+    const energy = (from: number, to: number) => samples.subarray(at(from), at(to)).reduce((a, x) => a + x * x, 0);
+    assert.equal(energy(0, t.firstAudioMs! - 5), 0, 'silent before the answer');
+    assert.ok(energy(t.firstAudioMs!, t.lastAudioMs!) > 0, 'the answer is in OUT.wav');
+  });
+
+  it('two_turns: two turns with the right words', async () => {
+    const { report } = await talk('two_turns');
+    assert.equal(report.turns.length, 2);
+    MANIFEST.two_turns!.speech.forEach((seg, i) => {
+      assert.deepEqual(words(report.turns[i]!.userText), words(seg.text));
+    });
+  });
+
+  it('the offline (VAD-segmented) recognizer gives the same turns', async () => {
+    const settings = path.join(dir, 'offline.json');
+    writeFileSync(settings, JSON.stringify({ llm: { maxTokens: 32 }, models: { stt: 'test-stt-espeak-ctc' } }));
+    const { report } = await talk('two_turns', ['--settings', settings]);
+    assert.equal(report.turns.length, 2);
+    assert.deepEqual(words(report.turns[1]!.userText), words(MANIFEST.two_turns!.speech[1]!.text));
+  });
+
+  for (const clip of ['silence', 'noise']) {
+    it(`${clip}: no turn`, async () => {
+      const { report, output } = await talk(clip);
+      assert.equal(report.turns.length, 0);
+      const wav = await readWavFile(output);
+      assert.ok(wav.channelData[0]!.every((x) => x === 0), 'nothing was spoken');
+    });
+  }
+});
+
+describe('talk: user errors give one clear line and a non-zero exit', () => {
+  const bad = tempDir('lva-bad-');
+  const notWav = path.join(bad, 'notes.wav');
+  writeFileSync(notWav, 'this is not audio');
+  const weather = readFileSync(path.join(SPEECH, 'weather.wav'));
+  const truncated = path.join(bad, 'truncated.wav');
+  writeFileSync(truncated, weather.subarray(0, 20_000));
+  const alaw = path.join(bad, 'alaw.wav');
+  const alawBuf = Buffer.from(weather);
+  alawBuf.writeUInt16LE(6, 20); // format code 6: A-law
+  alawBuf.writeUInt16LE(8, 34);
+  writeFileSync(alaw, alawBuf);
+  const badSettings = path.join(bad, 'settings.json');
+  writeFileSync(badSettings, JSON.stringify({ endpointing: { silenceMs: -5 }, llm: { temperature: 'hot' } }));
+  const emptyModels = tempDir('lva-nomodels-');
+  const weatherPath = path.join(SPEECH, 'weather.wav');
+
+  const cases: [string, string[], RegExp][] = [
+    ['missing input file', ['--input', path.join(bad, 'nope.wav'), '--models', MODELS], /nope\.wav.*not found/i],
+    ['not a WAV', ['--input', notWav, '--models', MODELS], /notes\.wav.*not a WAV/i],
+    ['truncated WAV', ['--input', truncated, '--models', MODELS], /truncated/i],
+    ['unsupported encoding', ['--input', alaw, '--models', MODELS], /A-law/i],
+    ['missing model', ['--input', weatherPath, '--models', emptyModels], /model/i],
+    ['invalid settings', ['--input', weatherPath, '--models', MODELS, '--settings', badSettings], /endpointing\.silenceMs.*llm\.temperature/],
+    ['missing --input', ['--models', MODELS], /--input/],
+    ['unknown option', ['--input', weatherPath, '--bogus'], /bogus/],
+  ];
+  for (const [name, args, message] of cases) {
+    it(name, async () => {
+      const res = await runCli('electron/cli/talk.ts', args);
+      assert.notEqual(res.code, 0);
+      const lines = res.stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l));
+      assert.equal(lines.length, 1, `one line, got:\n${res.stderr}`);
+      assert.match(lines[0]!, /^error: /);
+      assert.match(lines[0]!, message);
+      assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
+    });
+  }
+});
