@@ -1,0 +1,33 @@
+/**
+ * The preload: runs sandboxed and exposes only the narrow `window.assistant` API. The page never
+ * sees ipcRenderer or the IPC event object. Built as one CommonJS file (sandboxed preloads cannot
+ * load ES modules or anything but 'electron').
+ */
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { IPC, MAX_MIC_FRAME_SAMPLES, type AssistantApi } from './ipc-contract';
+
+/** Subscribes `cb` to `channel`, passing only the payload; returns the unsubscribe function. */
+function subscribe<T>(channel: string, cb: (payload: T) => void): () => void {
+  if (typeof cb !== 'function') throw new TypeError('callback must be a function');
+  const listener = (_event: IpcRendererEvent, payload: T) => cb(payload);
+  ipcRenderer.on(channel, listener);
+  return () => {
+    ipcRenderer.removeListener(channel, listener);
+  };
+}
+
+const api: AssistantApi = {
+  sendAudio(frame) {
+    if (!(frame instanceof Float32Array) || frame.length === 0 || frame.length > MAX_MIC_FRAME_SAMPLES) {
+      throw new TypeError(`sendAudio expects a Float32Array of 1 to ${MAX_MIC_FRAME_SAMPLES} samples`);
+    }
+    ipcRenderer.send(IPC.micAudio, frame);
+  },
+  onEvent: (cb) => subscribe(IPC.pipelineEvent, cb),
+  onAudio: (cb) => subscribe(IPC.assistantAudio, cb),
+  onAudioStop: (cb) => subscribe(IPC.assistantAudioStop, cb),
+  getSettings: () => ipcRenderer.invoke(IPC.settingsGet),
+  updateSettings: (patch) => ipcRenderer.invoke(IPC.settingsUpdate, patch),
+};
+
+contextBridge.exposeInMainWorld('assistant', api);

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { IPC, type AssistantAudio, type AssistantAudioStop } from '../electron/ipc-contract';
+import { RendererOutput, type AudioSink } from '../electron/renderer-output';
+import {
+  CONTENT_SECURITY_POLICY,
+  CSP_DIRECTIVES,
+  META_CONTENT_SECURITY_POLICY,
+  isAllowedNavigation,
+  isAllowedPermission,
+  isAppUrl,
+  secureWebPreferences,
+  withCspHeader,
+} from '../electron/window-policy';
+
+const FILE_APP = pathToFileURL('/opt/Local Voice Assistant/resources/app.asar/dist/renderer/index.html').href;
+const DEV_APP = 'http://localhost:5173/';
+
+/** Parses "a x y; b z" into { a: ['x','y'], b: ['z'] }. */
+function parseCsp(policy: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const part of policy.split(';')) {
+    const [name, ...sources] = part.trim().split(/\s+/);
+    if (name) out[name] = sources;
+  }
+  return out;
+}
+
+test('web preferences isolate and sandbox the page', () => {
+  const prefs: Record<string, unknown> = { ...secureWebPreferences('/app/dist-electron/preload.cjs') };
+  assert.equal(prefs.preload, '/app/dist-electron/preload.cjs');
+  assert.equal(prefs.contextIsolation, true);
+  assert.equal(prefs.sandbox, true);
+  assert.equal(prefs.nodeIntegration, false);
+  assert.notEqual(prefs.nodeIntegrationInWorker, true);
+  assert.notEqual(prefs.nodeIntegrationInSubFrames, true);
+  assert.notEqual(prefs.webSecurity, false);
+  assert.notEqual(prefs.allowRunningInsecureContent, true);
+  assert.notEqual(prefs.experimentalFeatures, true);
+  assert.notEqual(prefs.webviewTag, true);
+  assert.equal(prefs.enableBlinkFeatures, undefined);
+});
+
+test('the CSP allows scripts from the app only, never eval or inline', () => {
+  const csp = parseCsp(CONTENT_SECURITY_POLICY);
+  assert.doesNotMatch(CONTENT_SECURITY_POLICY, /unsafe-eval|wasm-unsafe-eval/);
+  assert.deepEqual(csp['script-src'], ["'self'"]);
+  assert.deepEqual(csp['default-src'], ["'self'"]);
+  assert.deepEqual(csp['object-src'], ["'none'"]);
+  assert.deepEqual(csp['base-uri'], ["'none'"]);
+  assert.deepEqual(csp['frame-ancestors'], ["'none'"]);
+  assert.deepEqual(csp['connect-src'], ["'self'"]);
+  assert.deepEqual(csp['media-src'], ["'self'", 'blob:']);
+  assert.deepEqual(csp['worker-src'], ["'self'", 'blob:']);
+  assert.deepEqual(csp['style-src'], ["'self'", "'unsafe-inline'"]);
+  for (const sources of Object.values(csp)) {
+    assert.ok(!sources.includes('*') && !sources.includes('data:') && !sources.some((s) => s.startsWith('http')), String(sources));
+  }
+  assert.deepEqual(Object.keys(csp), Object.keys(CSP_DIRECTIVES));
+});
+
+test('index.html carries the same policy in its meta tag (less header-only directives)', async () => {
+  const html = await readFile(new URL('../renderer/index.html', import.meta.url), 'utf8');
+  const meta = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"/i.exec(html);
+  assert.ok(meta, 'index.html has no CSP meta tag');
+  assert.equal(meta[1], META_CONTENT_SECURITY_POLICY);
+  const header = parseCsp(CONTENT_SECURITY_POLICY);
+  delete header['frame-ancestors'];
+  assert.deepEqual(parseCsp(META_CONTENT_SECURITY_POLICY), header);
+  // Only the bundled script; no inline code (script-src 'self' would block it anyway).
+  assert.deepEqual([...html.matchAll(/<script\b[^>]*>/gi)].map((m) => m[0]), ['<script src="./main.js">']);
+});
+
+test('the CSP header replaces any the server sent, whatever its spelling', () => {
+  const headers = withCspHeader({ 'content-security-policy': ["default-src *; script-src 'unsafe-eval'"], 'Content-Type': ['text/html'] });
+  assert.deepEqual(headers, { 'Content-Type': ['text/html'], 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] });
+  assert.deepEqual(withCspHeader(undefined), { 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] });
+});
+
+test("microphone access is granted to the app's own page only", () => {
+  assert.equal(isAllowedPermission('media', FILE_APP, FILE_APP), true);
+  assert.equal(isAllowedPermission('media', `${FILE_APP}#settings`, FILE_APP, { mediaTypes: ['audio'], isMainFrame: true }), true);
+  assert.equal(isAllowedPermission('media', 'http://localhost:5173/some/page?x=1', DEV_APP, { mediaTypes: ['audio'] }), true);
+
+  // Another origin, another local file, look-alikes, nothing.
+  assert.equal(isAllowedPermission('media', 'https://evil.example/', FILE_APP), false);
+  assert.equal(isAllowedPermission('media', 'https://evil.example/', DEV_APP), false);
+  assert.equal(isAllowedPermission('media', 'http://localhost:5174/', DEV_APP), false);
+  assert.equal(isAllowedPermission('media', 'https://localhost:5173/', DEV_APP), false);
+  assert.equal(isAllowedPermission('media', 'file:///tmp/evil.html', FILE_APP), false);
+  assert.equal(isAllowedPermission('media', 'file:///', FILE_APP), false);
+  assert.equal(isAllowedPermission('media', FILE_APP, DEV_APP), false);
+  assert.equal(isAllowedPermission('media', 'null', FILE_APP), false);
+  assert.equal(isAllowedPermission('media', '', FILE_APP), false);
+  assert.equal(isAllowedPermission('media', undefined, FILE_APP), false);
+  assert.equal(isAllowedPermission('media', 'data:text/html,<p>', FILE_APP), false);
+
+  // The camera, and sub frames, even of our own page.
+  assert.equal(isAllowedPermission('media', FILE_APP, FILE_APP, { mediaTypes: ['audio', 'video'] }), false);
+  assert.equal(isAllowedPermission('media', FILE_APP, FILE_APP, { mediaTypes: ['video'] }), false);
+  assert.equal(isAllowedPermission('media', FILE_APP, FILE_APP, { isMainFrame: false }), false);
+});
+
+test('every other permission is denied, even to the app', () => {
+  const others = [
+    'geolocation',
+    'notifications',
+    'clipboard-read',
+    'clipboard-sanitized-write',
+    'display-capture',
+    'fullscreen',
+    'openExternal',
+    'fileSystem',
+    'midi',
+    'midiSysex',
+    'hid',
+    'serial',
+    'usb',
+    'pointerLock',
+    'keyboardLock',
+    'idle-detection',
+    'speaker-selection',
+    'storage-access',
+    'window-management',
+    'local-fonts',
+    'unknown',
+    'MEDIA',
+  ];
+  for (const permission of others) {
+    assert.equal(isAllowedPermission(permission, FILE_APP, FILE_APP), false, permission);
+    assert.equal(isAllowedPermission(permission, DEV_APP, DEV_APP), false, permission);
+  }
+});
+
+test('the window never navigates', () => {
+  for (const url of ['https://example.com/', FILE_APP, DEV_APP, 'file:///etc/passwd', 'javascript:alert(1)']) {
+    assert.equal(isAllowedNavigation(url), false, url);
+  }
+});
+
+test('isAppUrl compares origins for http and whole paths for file', () => {
+  assert.equal(isAppUrl('http://localhost:5173/x', DEV_APP), true);
+  assert.equal(isAppUrl(`${FILE_APP}?q=1`, FILE_APP), true);
+  assert.equal(isAppUrl(FILE_APP.replace('index.html', 'other.html'), FILE_APP), false);
+  assert.equal(isAppUrl('not a url', FILE_APP), false);
+  assert.equal(isAppUrl(null, FILE_APP), false);
+});
+
+test('RendererOutput schedules like a speaker and forwards audio to the renderer', () => {
+  const sent: { channel: string; payload: unknown }[] = [];
+  let destroyed = false;
+  const sink: AudioSink = { send: (channel, payload) => sent.push({ channel, payload }), isDestroyed: () => destroyed };
+  const out = new RendererOutput(() => sink);
+  assert.equal(out.endMs, 0);
+
+  const a = new Float32Array(8000);
+  assert.deepEqual(out.enqueue(a, 16000, 100), { startMs: 100, endMs: 600 });
+  // Queued behind the first chunk.
+  assert.deepEqual(out.enqueue(new Float32Array(1600), 16000, 200), { startMs: 600, endMs: 700 });
+  assert.equal(out.endMs, 700);
+  // After a gap, starts when asked.
+  assert.deepEqual(out.enqueue(new Float32Array(1600), 16000, 1000), { startMs: 1000, endMs: 1100 });
+
+  assert.equal(out.stop(1050), 1050);
+  assert.equal(out.endMs, 1050);
+  assert.equal(out.stop(2000), 2000);
+  assert.equal(out.endMs, 1050);
+
+  assert.deepEqual(
+    sent.map((s) => s.channel),
+    [IPC.assistantAudio, IPC.assistantAudio, IPC.assistantAudio, IPC.assistantAudioStop, IPC.assistantAudioStop],
+  );
+  const first = sent[0]!.payload as AssistantAudio;
+  assert.equal(first.samples, a);
+  assert.equal(first.sampleRate, 16000);
+  assert.equal(first.startMs, 100);
+  assert.deepEqual(sent[3]!.payload as AssistantAudioStop, { atMs: 1050 });
+
+  // A closed window drops the audio but keeps the timing.
+  destroyed = true;
+  assert.deepEqual(out.enqueue(new Float32Array(1600), 16000, 3000), { startMs: 3000, endMs: 3100 });
+  assert.equal(sent.length, 5);
+  const none = new RendererOutput(() => null);
+  assert.deepEqual(none.enqueue(new Float32Array(160), 16000, 0), { startMs: 0, endMs: 10 });
+});
