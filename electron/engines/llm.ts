@@ -154,15 +154,22 @@ export class LlamaEngine implements LanguageModel {
   }
 
   async generate(userText: string, opts: GenerateOptions): Promise<GenerateResult> {
-    const result = await this.session.promptWithMeta(userText, {
-      signal: opts.signal,
-      stopOnAbortSignal: true,
-      maxTokens: opts.maxTokens,
-      temperature: opts.temperature,
-      onTextChunk: (chunk) => {
-        if (!opts.signal?.aborted) opts.onText(chunk);
-      },
-    });
+    let result;
+    try {
+      result = await this.session.promptWithMeta(userText, {
+        signal: opts.signal,
+        stopOnAbortSignal: true,
+        maxTokens: opts.maxTokens,
+        temperature: opts.temperature,
+        onTextChunk: (chunk) => {
+          if (!opts.signal?.aborted) opts.onText(chunk);
+        },
+      });
+    } catch (e) {
+      // An abort that lands during prompt evaluation rejects despite stopOnAbortSignal.
+      if (opts.signal?.aborted) return { text: '', stopReason: 'abort' };
+      throw e;
+    }
     return { text: result.responseText, stopReason: result.stopReason };
   }
 

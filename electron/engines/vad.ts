@@ -68,8 +68,9 @@ export class SileroVad implements VoiceActivityDetector {
         numThreads: 1,
         debug: false,
       },
-      // Seconds of audio sherpa buffers for segments we never read; popped every window.
-      2,
+      // sherpa holds the ongoing segment until it ends (we never read it); 60 s covers any sane turn
+      // without its overflow warnings. ~4 MB.
+      60,
     );
   }
 

@@ -1,0 +1,246 @@
+/**
+ * Both real speech recognizers (sherpa-onnx OnlineRecognizer and OfflineRecognizer with the tiny
+ * espeak-trained CTC test models) on the espeak clips of ../shared/speech, fed in 32 ms chunks.
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resample } from '../electron/audio/resample';
+import { OfflineSegmentRecognizer, StreamingRecognizer, type SpeechRecognizer } from '../electron/engines/stt';
+import { pickModel } from '../native-models/resolver';
+import { clip, editDistance, loadClip16k, matchingWords, MODEL_ROOTS, sleep, words } from './engine-fixtures';
+
+const CHUNK = 512; // 32 ms at 16 kHz
+const PAD_S = 0.3;
+
+let streaming: StreamingRecognizer;
+let offline: OfflineSegmentRecognizer;
+
+before(async () => {
+  streaming = StreamingRecognizer.load(await pickModel('stt', MODEL_ROOTS));
+  assert.equal(streaming.info.id, 'test-stt-espeak-ctc-streaming', 'the streaming model is the stt default');
+  offline = await OfflineSegmentRecognizer.load(await pickModel('stt', MODEL_ROOTS, 'test-stt-espeak-ctc'), () => 300);
+  assert.equal(offline.streaming, false);
+});
+
+interface Transcript {
+  text: string;
+  partials: string[];
+  /** Partials that arrived before finish() resolved. */
+  partialsBeforeFinish: number;
+}
+
+/**
+ * Feeds samples in 32 ms chunks, awaiting `pause()` between chunks (to let async partial decodes
+ * complete), then finish().
+ */
+async function transcribe(
+  rec: SpeechRecognizer,
+  samples: Float32Array,
+  pause?: () => Promise<void>,
+): Promise<Transcript> {
+  const partials: string[] = [];
+  const session = rec.createSession((p) => partials.push(p));
+  for (let i = 0; i < samples.length; i += CHUNK) {
+    session.accept(samples.slice(i, Math.min(samples.length, i + CHUNK)));
+    if (pause) await pause();
+  }
+  const text = await session.finish();
+  const partialsBeforeFinish = partials.length;
+  return { text, partials, partialsBeforeFinish };
+}
+
+/** Segment i of a clip with PAD_S of context each side (whole clip for single-segment clips). */
+async function segmentAudio(name: string, i: number): Promise<Float32Array> {
+  const c = clip(name);
+  const all = await loadClip16k(name);
+  if (c.speech.length === 1) return all;
+  const s = c.speech[i]!;
+  const from = Math.max(0, Math.round((s.start - PAD_S) * 16000));
+  const to = Math.min(all.length, Math.round((s.end + PAD_S) * 16000));
+  return all.slice(from, to);
+}
+
+function assertWords(got: string, expected: string, what: string, maxWrong = 0): void {
+  const ref = words(expected);
+  const hyp = words(got);
+  const d = editDistance(ref, hyp);
+  if (maxWrong === 0) assert.deepEqual(hyp, ref, `${what}: got "${got}"`);
+  else assert.ok(d <= maxWrong, `${what}: "${got}" has ${d} word errors vs "${expected}" (limit ${maxWrong})`);
+}
+
+/** True when `phrase` occurs as consecutive words of `text`. */
+function containsPhrase(text: string[], phrase: string[]): number {
+  for (let i = 0; i + phrase.length <= text.length; i++) {
+    if (phrase.every((w, j) => text[i + j] === w)) return i;
+  }
+  return -1;
+}
+
+function charErrorRate(got: string, expected: string): number {
+  return editDistance([...words(got).join(' ')], [...words(expected).join(' ')]) / words(expected).join(' ').length;
+}
+
+describe('streaming recognizer (OnlineRecognizer), whole clip then finish()', () => {
+  test('weather: exact words, with growing partials before finish', async () => {
+    const t = await transcribe(streaming, await loadClip16k('weather'));
+    assertWords(t.text, clip('weather').speech[0]!.text, 'weather');
+    assert.ok(t.partialsBeforeFinish >= 1, 'no partial before finish');
+    assert.ok(t.partials[0]!.length < t.text.length, `first partial "${t.partials[0]}" is already the whole transcript`);
+    // CTC greedy streaming never takes text back: each partial extends the previous one.
+    for (let i = 1; i < t.partials.length; i++) {
+      assert.ok(
+        t.partials[i]!.startsWith(t.partials[i - 1]!) && t.partials[i]!.length > t.partials[i - 1]!.length,
+        `partial ${i} "${t.partials[i]}" does not extend "${t.partials[i - 1]}"`,
+      );
+    }
+    assert.ok(t.text.startsWith(t.partials.at(-1)!), `final "${t.text}" does not extend the last partial`);
+  });
+
+  test('story: at most one wrong word (the tiny model says "ragon" for "dragon")', async () => {
+    const t = await transcribe(streaming, await loadClip16k('story'));
+    const ref = clip('story').speech[0]!.text;
+    assertWords(t.text, ref, 'story', 1);
+    // The first six words are recognised exactly.
+    assert.deepEqual(words(t.text).slice(0, 6), words(ref).slice(0, 6), `story: got "${t.text}"`);
+    assert.ok(t.partialsBeforeFinish >= 1);
+  });
+
+  test('two_turns: the whole clip contains both phrases, in order', async () => {
+    const t = await transcribe(streaming, await loadClip16k('two_turns'));
+    const got = words(t.text);
+    const [a, b] = clip('two_turns').speech.map((s) => words(s.text));
+    const ia = containsPhrase(got, a!);
+    const ib = containsPhrase(got, b!);
+    assert.ok(ia >= 0 && ib > ia, `two_turns: "${t.text}"`);
+    assert.ok(t.partialsBeforeFinish >= 1);
+  });
+
+  test('timer_pause: exact words across the pause', async () => {
+    const t = await transcribe(streaming, await loadClip16k('timer_pause'));
+    assertWords(t.text, clip('timer_pause').speech.map((s) => s.text).join(' '), 'timer_pause');
+  });
+
+  test('silence: empty transcript, no partial', async () => {
+    const t = await transcribe(streaming, await loadClip16k('silence'));
+    assert.equal(t.text, '');
+    assert.deepEqual(t.partials, []);
+  });
+
+  test('an aborted session emits nothing more', async () => {
+    const samples = await loadClip16k('weather');
+    const partials: string[] = [];
+    const s = streaming.createSession((p) => partials.push(p));
+    s.accept(samples.slice(0, Math.round(1.2 * 16000)));
+    const before = partials.length;
+    s.abort();
+    s.accept(samples.slice(Math.round(1.2 * 16000)));
+    assert.equal(partials.length, before);
+  });
+});
+
+describe('offline recognizer (OfflineRecognizer), one manifest segment per session', () => {
+  const cases: [string, number, number][] = [
+    // clip, segment, allowed wrong words
+    ['weather', 0, 0],
+    ['story', 0, 0],
+    ['two_turns', 0, 0],
+    ['two_turns', 1, 0],
+    ['timer_pause', 0, 0],
+    ['timer_pause', 1, 0],
+    ['interrupt', 1, 0],
+  ];
+  for (const [name, i, maxWrong] of cases) {
+    test(`${name} segment ${i}: "${clip(name).speech[i]!.text}"`, async () => {
+      const t = await transcribe(offline, await segmentAudio(name, i));
+      assertWords(t.text, clip(name).speech[i]!.text, `${name}[${i}]`, maxWrong);
+    });
+  }
+
+  test('silence: empty transcript', async () => {
+    const t = await transcribe(offline, await loadClip16k('silence'));
+    assert.equal(t.text, '');
+  });
+
+  test('partials (partialIntervalMs 300) arrive while a > 1 s clip is fed, none after finish', async () => {
+    const samples = await loadClip16k('story'); // 4.5 s
+    // About 8x real time; each pause lets the off-thread partial decode complete.
+    const t = await transcribe(offline, samples, () => sleep(4));
+    assert.ok(t.partialsBeforeFinish >= 1, 'no partial arrived before finish()');
+    const ref = words(clip('story').speech[0]!.text);
+    assertWords(t.text, clip('story').speech[0]!.text, 'story');
+    // Partials are re-decodes of the growing segment: they start short and end close to the final.
+    assert.ok(words(t.partials[0]!).length < ref.length, `first partial "${t.partials[0]}"`);
+    const lastPartial = words(t.partials.at(-1)!);
+    assert.ok(editDistance(ref.slice(0, lastPartial.length), lastPartial) <= 1, `last partial "${t.partials.at(-1)}"`);
+    assert.ok(lastPartial.length >= ref.length / 2, `last partial "${t.partials.at(-1)}" is far behind the audio`);
+    await sleep(100);
+    assert.equal(t.partials.length, t.partialsBeforeFinish, 'a partial arrived after finish()');
+  });
+
+  test('abort(): partials in flight are dropped', async () => {
+    const samples = await loadClip16k('story');
+    const partials: string[] = [];
+    const s = offline.createSession((p) => partials.push(p));
+    // 1.5 s in one go: one decode is now in flight; abort before it can report.
+    s.accept(samples.slice(0, 24000));
+    s.abort();
+    await sleep(200);
+    assert.deepEqual(partials, []);
+  });
+});
+
+describe('format variants give the same transcript as weather.wav', () => {
+  const recognizers = (): [string, SpeechRecognizer][] => [
+    ['streaming', streaming],
+    ['offline', offline],
+  ];
+
+  for (const name of ['weather_48k_stereo', 'weather_f32', 'weather_loud_clipped']) {
+    test(name, async () => {
+      for (const [kind, rec] of recognizers()) {
+        const ref = await transcribe(rec, await loadClip16k('weather'));
+        const t = await transcribe(rec, await loadClip16k(name));
+        assert.equal(t.text, ref.text, `${kind}: ${name}`);
+        assertWords(t.text, clip(name).speech[0]!.text, `${kind}: ${name}`);
+      }
+    });
+  }
+
+  test('weather_8k: recognised as well as weather.wav band-limited to 4 kHz by our own resampler', async () => {
+    const wideband = await loadClip16k('weather');
+    const bandLimited = resample(resample(wideband, 16000, 8000), 8000, 16000);
+    const phone = await loadClip16k('weather_8k');
+    const expected = clip('weather_8k').speech[0]!.text;
+    for (const [kind, rec] of recognizers()) {
+      const t = await transcribe(rec, phone);
+      const ideal = await transcribe(rec, bandLimited);
+      // Whatever the tiny model loses at 8 kHz, the file path loses no more than an ideal band limit.
+      const cer = charErrorRate(t.text, expected);
+      const idealCer = charErrorRate(ideal.text, expected);
+      assert.ok(cer <= idealCer + 0.1, `${kind}: 8k file "${t.text}" (CER ${cer.toFixed(2)}) vs band-limited "${ideal.text}" (CER ${idealCer.toFixed(2)})`);
+      // Most characters survive, and the words are recognisably the same sentence.
+      // Measured: offline 0.13, streaming 0.37.
+      const maxCer = kind === 'offline' ? 0.25 : 0.5;
+      assert.ok(cer <= maxCer, `${kind}: "${t.text}" has CER ${cer.toFixed(2)} (limit ${maxCer})`);
+      assert.ok(matchingWords(words(expected), words(t.text)) >= 2, `${kind}: "${t.text}"`);
+    }
+  });
+
+  test(
+    'weather_8k: keeps at least half of the words',
+    {
+      todo:
+        'the espeak-trained test models were trained on 16 kHz audio only: at 8 kHz each keeps 2 of 6 words ' +
+        '(the same as weather.wav band-limited to 4 kHz), see the test above',
+    },
+    async () => {
+      const phone = await loadClip16k('weather_8k');
+      const ref = words(clip('weather_8k').speech[0]!.text);
+      for (const [kind, rec] of recognizers()) {
+        const t = await transcribe(rec, phone);
+        const kept = matchingWords(ref, words(t.text));
+        assert.ok(kept * 2 >= ref.length, `${kind}: "${t.text}" keeps ${kept}/${ref.length} words`);
+      }
+    },
+  );
+});
