@@ -1,29 +1,15 @@
+/** Helpers for tests that run this project's commands (talk, ...). Clip and model fixtures live in engine-fixtures. */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-export const ROOT = path.resolve(import.meta.dirname, '..');
-export const SHARED = path.resolve(ROOT, '../shared');
-export const MODELS = path.join(SHARED, 'models');
-export const SPEECH = path.join(SHARED, 'speech');
+export { MANIFEST, MODELS_DIR as MODELS, SPEECH_DIR as SPEECH, words } from './engine-fixtures';
 
-export interface ManifestClip {
-  file: string;
-  sampleRate: number;
-  channels: number;
-  format: string;
-  duration: number;
-  speech: { text: string; start: number; end: number }[];
-}
-export const MANIFEST: Record<string, ManifestClip> = JSON.parse(readFileSync(path.join(SPEECH, 'manifest.json'), 'utf8'));
+export const ROOT = path.resolve(import.meta.dirname, '..');
 
 export function tempDir(prefix = 'lva-test-'): string {
   return mkdtempSync(path.join(os.tmpdir(), prefix));
-}
-
-export function words(text: string): string[] {
-  return text.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean);
 }
 
 export interface CliResult {
