@@ -70,6 +70,17 @@ describe('talk (headless pipeline on the real engines)', () => {
     assert.deepEqual(words(report.turns[1]!.userText), words(MANIFEST.two_turns!.speech[1]!.text));
   });
 
+  it('push-to-talk (--ptt 0.4-2.3 over weather): one turn ended by the release, with no silence wait', async () => {
+    const { report } = await talk('weather', ['--ptt', '0.4-2.3']);
+    assert.equal(report.turns.length, 1);
+    const turn = report.turns[0]!;
+    assert.equal(turn.endReason, 'push-to-talk');
+    assert.deepEqual(words(turn.userText), words(MANIFEST.weather!.speech[0]!.text));
+    const eot = turn.timings.endOfTurnMs;
+    assert.ok(eot >= 2300 && eot <= 2350, `endOfTurnMs ${eot} within 50 ms after the release at 2300`);
+    assert.ok(Math.abs(turn.timings.speechEndMs - MANIFEST.weather!.speech[0]!.end * 1000) <= 100);
+  });
+
   for (const clip of ['silence', 'noise']) {
     it(`${clip}: no turn`, async () => {
       const { report, output } = await talk(clip);
@@ -106,6 +117,7 @@ describe('talk: user errors give one clear line and a non-zero exit', () => {
     ['invalid settings', ['--input', weatherPath, '--models', MODELS, '--settings', badSettings], /endpointing\.silenceMs.*llm\.temperature/],
     ['missing --input', ['--models', MODELS], /--input/],
     ['unknown option', ['--input', weatherPath, '--bogus'], /bogus/],
+    ['bad --ptt', ['--input', weatherPath, '--models', MODELS, '--ptt', '2.3-0.4'], /--ptt/],
   ];
   for (const [name, args, message] of cases) {
     it(name, async () => {

@@ -21,3 +21,21 @@ export function runCli(main: () => Promise<void>): void {
     },
   );
 }
+
+/** `--ptt 0.4-2.3,5-6.5`: key-held intervals in seconds, returned in ms, sorted and disjoint. */
+export function parsePttSchedule(spec: string): [number, number][] {
+  const intervals = spec.split(',').map((part) => {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$/.exec(part);
+    const start = m ? Number(m[1]) : NaN;
+    const end = m ? Number(m[2]) : NaN;
+    if (!m || !(end > start)) {
+      throw new UserError(`--ptt: "${part}" is not START-END in seconds with END after START (example: --ptt 0.4-2.3,5-6.5)`, 'usage');
+    }
+    return [start * 1000, end * 1000] as [number, number];
+  });
+  intervals.sort((a, b) => a[0] - b[0]);
+  for (let i = 1; i < intervals.length; i++) {
+    if (intervals[i]![0] < intervals[i - 1]![1]) throw new UserError(`--ptt: intervals overlap (${spec})`, 'usage');
+  }
+  return intervals;
+}

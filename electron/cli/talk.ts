@@ -17,10 +17,10 @@ import { TimelineOutput } from '../pipeline/output';
 import type { TurnReport } from '../pipeline/report';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { UserError } from '../errors';
-import { parseCli, runCli } from './args';
+import { parseCli, parsePttSchedule, runCli } from './args';
 
 const USAGE =
-  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--fast] [--quiet]';
+  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--fast] [--quiet]';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Models shipped with the app (VAD at least), found last. */
@@ -53,13 +53,17 @@ async function main(): Promise<void> {
       settings: { type: 'string' },
       fast: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
+      ptt: { type: 'string' },
     },
     USAGE,
   );
   if (!values.input) throw new UserError(`--input is required. Usage: ${USAGE}`, 'usage');
 
   // Bad input is reported before any model loads.
-  const settings: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
+  const ptt = values.ptt === undefined ? null : parsePttSchedule(values.ptt);
+  const loaded: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
+  // Simulating the key implies push-to-talk mode.
+  const settings: Settings = ptt ? { ...loaded, mode: 'push-to-talk' } : loaded;
   const audio = await readWavFile(values.input);
   const samples = toMono16k(audio);
 
@@ -89,7 +93,16 @@ async function main(): Promise<void> {
   });
 
   try {
-    await feedAudio(pipeline, samples, clock, output, { fast: values.fast });
+    let held = false;
+    await feedAudio(pipeline, samples, clock, output, {
+      fast: values.fast,
+      beforeFrame: ptt
+        ? (_frame, startMs) => {
+            const down = ptt.some(([a, b]) => startMs >= a && startMs < b);
+            if (down !== held) pipeline.pushToTalk((held = down));
+          }
+        : undefined,
+    });
     await pipeline.drain();
     pipeline.settle();
   } finally {

@@ -65,6 +65,8 @@ export class VoicePipeline {
   private pendingLength = 0;
   private samples = 0;
   private stt: SttSession | null = null;
+  /** Push-to-talk key held since downMs. */
+  private ptt: { downMs: number; firstSpeechMs: number | null } | null = null;
   private turnIndex = 0;
   private readonly pending: PendingTurn[] = [];
   /** Replies run one at a time on the LLM: a new one waits for the previous to settle. */
@@ -93,7 +95,7 @@ export class VoicePipeline {
 
   /** A reply is still being produced or played. */
   get active(): boolean {
-    return this.pending.length > 0 || this.segmenter.hasCandidate;
+    return this.pending.length > 0 || this.segmenter.hasCandidate || this.ptt !== null;
   }
 
   /**
@@ -127,6 +129,14 @@ export class VoicePipeline {
     this.ring.push(window);
     this.samples += window.length;
     const atMs = this.audioMs;
+    if (cfg.mode === 'push-to-talk') {
+      // The key decides the turn; the VAD only places the speech inside it.
+      if (this.ptt) {
+        if (speech && this.ptt.firstSpeechMs === null) this.ptt.firstSpeechMs = this.energy.onsetBefore(atMs, 400) ?? atMs;
+        this.stt?.accept(window);
+      }
+      return;
+    }
     const events = this.segmenter.push(atMs, speech);
     const isNewCandidate = events.some((e) => e.type === 'candidate');
     if (this.stt && !isNewCandidate) this.stt.accept(window);
@@ -138,13 +148,7 @@ export class VoicePipeline {
     switch (e.type) {
       case 'candidate': {
         this.stt?.abort();
-        const padding = Math.max(this.settings().endpointing.prefixPaddingMs, this.engines.stt.leadInMs);
-        const fromSample = Math.round(((e.startMs - padding) / 1000) * VAD_SAMPLE_RATE);
-        this.stt = this.engines.stt.createSession((text) =>
-          this.events.emit({ type: 'partial', t: this.clock.now(), turn: this.turnIndex, text }),
-        );
-        // Audio from before the detected onset, so the first syllable reaches the recognizer.
-        this.stt.accept(this.ring.since(fromSample));
+        this.stt = this.createSttSession(e.startMs);
         break;
       }
       case 'speech-start':
@@ -165,6 +169,39 @@ export class VoicePipeline {
         this.endTurn(e);
         break;
     }
+  }
+
+  /**
+   * Push-to-talk key. Pressing starts a turn (and stops any answer at once); releasing ends it
+   * right away, with no silence wait. Only acts in push-to-talk mode.
+   */
+  pushToTalk(down: boolean): void {
+    if (this.settings().mode !== 'push-to-talk') return;
+    const t = this.audioMs;
+    if (down && !this.ptt) {
+      this.bargeIn(t);
+      this.ptt = { downMs: t, firstSpeechMs: null };
+      this.stt?.abort();
+      this.stt = this.createSttSession(t);
+      this.events.emit({ type: 'speech-start', t, startMs: t });
+      this.setState('hearing', t);
+    } else if (!down && this.ptt) {
+      const { downMs, firstSpeechMs } = this.ptt;
+      this.ptt = null;
+      const speechEndMs = this.energy.lastActiveEnd(t, t - downMs) ?? t;
+      this.endTurn({ type: 'end-of-turn', speechStartMs: firstSpeechMs ?? downMs, speechEndMs, atMs: t, reason: 'push-to-talk' });
+    }
+  }
+
+  /** A recognizer session fed with the audio from just before `onsetMs`. */
+  private createSttSession(onsetMs: number): SttSession {
+    const padding = Math.max(this.settings().endpointing.prefixPaddingMs, this.engines.stt.leadInMs);
+    const session = this.engines.stt.createSession((text) =>
+      this.events.emit({ type: 'partial', t: this.clock.now(), turn: this.turnIndex, text }),
+    );
+    // Audio from before the onset, so the first syllable reaches the recognizer.
+    session.accept(this.ring.since(Math.round(((onsetMs - padding) / 1000) * VAD_SAMPLE_RATE)));
+    return session;
   }
 
   /** The user spoke over an answer: stop it where it is. */
