@@ -11,6 +11,7 @@ import { toMono16k } from '../audio/resample';
 import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, type Settings } from '../settings/schema';
 import { FastForwardClock, RealtimeClock } from '../pipeline/clock';
+import { EchoSimulator, parseEchoSpec } from '../pipeline/echo';
 import { feedAudio } from '../pipeline/feed';
 import { loadEngines } from '../pipeline/load-engines';
 import { TimelineOutput } from '../pipeline/output';
@@ -20,7 +21,7 @@ import { UserError } from '../errors';
 import { parseCli, parsePttSchedule, runCli } from './args';
 
 const USAGE =
-  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--fast] [--quiet]';
+  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--echo GAIN:DELAY_MS] [--fast] [--quiet]';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Models shipped with the app (VAD at least), found last. */
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
       fast: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       ptt: { type: 'string' },
+      echo: { type: 'string' },
     },
     USAGE,
   );
@@ -61,6 +63,10 @@ async function main(): Promise<void> {
 
   // Bad input is reported before any model loads.
   const ptt = values.ptt === undefined ? null : parsePttSchedule(values.ptt);
+  const echo = values.echo === undefined ? null : parseEchoSpec(values.echo);
+  if (values.echo !== undefined && !echo) {
+    throw new UserError(`--echo: "${values.echo}" is not GAIN:DELAY_MS (gain 0-4, delay 0-2000 ms; example: --echo 0.5:30)`, 'usage');
+  }
   const loaded: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Simulating the key implies push-to-talk mode.
   const settings: Settings = ptt ? { ...loaded, mode: 'push-to-talk' } : loaded;
@@ -94,14 +100,15 @@ async function main(): Promise<void> {
 
   try {
     let held = false;
+    const speakers = echo ? new EchoSimulator(output, echo.gain, echo.delayMs) : null;
     await feedAudio(pipeline, samples, clock, output, {
       fast: values.fast,
-      beforeFrame: ptt
-        ? (_frame, startMs) => {
-            const down = ptt.some(([a, b]) => startMs >= a && startMs < b);
-            if (down !== held) pipeline.pushToTalk((held = down));
-          }
-        : undefined,
+      beforeFrame: (frame, startMs) => {
+        speakers?.mixInto(frame, startMs);
+        if (!ptt) return;
+        const down = ptt.some(([a, b]) => startMs >= a && startMs < b);
+        if (down !== held) pipeline.pushToTalk((held = down));
+      },
     });
     await pipeline.drain();
     pipeline.settle();
