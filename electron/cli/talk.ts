@@ -95,7 +95,6 @@ async function main(): Promise<void> {
     if (e.type === 'partial') log(`  … ${e.text}`);
     else if (e.type === 'turn') log(formatTurn(e.report));
     else if (e.type === 'notice' || e.type === 'error') log(`  ! ${e.message}`);
-    if (process.env.TALK_DEBUG) console.log(JSON.stringify(e).slice(0, 200));
   });
 
   try {

@@ -65,7 +65,7 @@ export class TimelineOutput implements AudioOutput {
     return out;
   }
 
-  /** Samples audible in [fromMs, toMs), resampling not included (for echo simulation). */
+  /** What is placed on the timeline (echo simulation reads it). */
   chunks(): readonly Placed[] {
     return this.placed;
   }
