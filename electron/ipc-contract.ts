@@ -13,8 +13,8 @@ export const IPC = {
   pipelineEvent: 'pipeline-event',
   /** main -> renderer: assistant speech to play (AssistantAudio). */
   assistantAudio: 'assistant-audio',
-  /** main -> renderer: stop playback (AssistantAudioStop). */
-  assistantAudioStop: 'assistant-audio-stop',
+  /** main -> renderer: pause, resume or stop-and-flush playback (AssistantAudioControl). */
+  assistantAudioControl: 'assistant-audio-control',
   /** renderer -> main (invoke): the settings in effect. */
   settingsGet: 'settings:get',
   /** renderer -> main (invoke): apply a partial settings object. */
@@ -32,7 +32,8 @@ export interface AssistantAudio {
 }
 
 /** Nothing queued may play after `atMs` (pipeline clock). */
-export interface AssistantAudioStop {
+export interface AssistantAudioControl {
+  action: 'pause' | 'resume' | 'stop';
   atMs: number;
 }
 
@@ -46,7 +47,7 @@ export interface AssistantApi {
   /** Calls `cb` for each pipeline event; returns a function that unsubscribes. */
   onEvent(cb: (event: PipelineEvent) => void): () => void;
   onAudio(cb: (audio: AssistantAudio) => void): () => void;
-  onAudioStop(cb: (stop: AssistantAudioStop) => void): () => void;
+  onAudioControl(cb: (control: AssistantAudioControl) => void): () => void;
   getSettings(): Promise<Settings>;
   updateSettings(patch: unknown): Promise<SettingsUpdateResult>;
 }

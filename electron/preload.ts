@@ -25,7 +25,7 @@ const api: AssistantApi = {
   },
   onEvent: (cb) => subscribe(IPC.pipelineEvent, cb),
   onAudio: (cb) => subscribe(IPC.assistantAudio, cb),
-  onAudioStop: (cb) => subscribe(IPC.assistantAudioStop, cb),
+  onAudioControl: (cb) => subscribe(IPC.assistantAudioControl, cb),
   getSettings: () => ipcRenderer.invoke(IPC.settingsGet),
   updateSettings: (patch) => ipcRenderer.invoke(IPC.settingsUpdate, patch),
 };

@@ -1,9 +1,9 @@
 /**
- * The assistant's voice in the app: audio is scheduled on the pipeline clock exactly like
- * TimelineOutput (back to back from when it is queued) and sent to the renderer, which plays it.
+ * The assistant's voice in the app: scheduled on the pipeline clock exactly like TimelineOutput and
+ * sent to the renderer, which plays it and obeys pause, resume and stop.
  */
-import type { AudioOutput, ScheduledAudio } from './pipeline/output';
-import { IPC, type AssistantAudio, type AssistantAudioStop } from './ipc-contract';
+import { PlaybackSchedule, type ScheduledAudio } from './pipeline/output';
+import { IPC, type AssistantAudio, type AssistantAudioControl } from './ipc-contract';
 
 /** The part of Electron's WebContents this needs (kept structural so it is testable without Electron). */
 export interface AudioSink {
@@ -11,29 +11,35 @@ export interface AudioSink {
   isDestroyed(): boolean;
 }
 
-export class RendererOutput implements AudioOutput {
-  private queueEnd = 0;
-
-  constructor(private readonly sink: () => AudioSink | null) {}
-
-  get endMs(): number {
-    return this.queueEnd;
+export class RendererOutput extends PlaybackSchedule {
+  constructor(private readonly sink: () => AudioSink | null) {
+    super();
   }
 
-  enqueue(samples: Float32Array, sampleRate: number, atMs: number): ScheduledAudio {
-    const startMs = Math.max(atMs, this.queueEnd);
-    const endMs = startMs + (samples.length / sampleRate) * 1000;
-    this.queueEnd = endMs;
-    const audio: AssistantAudio = { samples, sampleRate, startMs };
+  override enqueue(samples: Float32Array, sampleRate: number, atMs: number): ScheduledAudio {
+    const scheduled = super.enqueue(samples, sampleRate, atMs);
+    const audio: AssistantAudio = { samples, sampleRate, startMs: scheduled.startMs };
     this.send(IPC.assistantAudio, audio);
-    return { startMs, endMs };
+    return scheduled;
   }
 
-  stop(atMs: number): number {
-    this.queueEnd = Math.min(this.queueEnd, atMs);
-    const stop: AssistantAudioStop = { atMs };
-    this.send(IPC.assistantAudioStop, stop);
-    return atMs;
+  override pause(atMs: number): void {
+    super.pause(atMs);
+    this.control('pause', atMs);
+  }
+
+  override resume(atMs: number): void {
+    super.resume(atMs);
+    this.control('resume', atMs);
+  }
+
+  override stop(atMs: number): number {
+    this.control('stop', atMs);
+    return super.stop(atMs);
+  }
+
+  private control(action: AssistantAudioControl['action'], atMs: number): void {
+    this.send(IPC.assistantAudioControl, { action, atMs } satisfies AssistantAudioControl);
   }
 
   private send(channel: string, payload: unknown): void {

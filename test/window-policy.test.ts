@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { IPC, type AssistantAudio, type AssistantAudioStop } from '../electron/ipc-contract';
-import { RendererOutput, type AudioSink } from '../electron/renderer-output';
 import {
   CONTENT_SECURITY_POLICY,
   CSP_DIRECTIVES,
@@ -146,42 +144,4 @@ test('isAppUrl compares origins for http and whole paths for file', () => {
   assert.equal(isAppUrl(FILE_APP.replace('index.html', 'other.html'), FILE_APP), false);
   assert.equal(isAppUrl('not a url', FILE_APP), false);
   assert.equal(isAppUrl(null, FILE_APP), false);
-});
-
-test('RendererOutput schedules like a speaker and forwards audio to the renderer', () => {
-  const sent: { channel: string; payload: unknown }[] = [];
-  let destroyed = false;
-  const sink: AudioSink = { send: (channel, payload) => sent.push({ channel, payload }), isDestroyed: () => destroyed };
-  const out = new RendererOutput(() => sink);
-  assert.equal(out.endMs, 0);
-
-  const a = new Float32Array(8000);
-  assert.deepEqual(out.enqueue(a, 16000, 100), { startMs: 100, endMs: 600 });
-  // Queued behind the first chunk.
-  assert.deepEqual(out.enqueue(new Float32Array(1600), 16000, 200), { startMs: 600, endMs: 700 });
-  assert.equal(out.endMs, 700);
-  // After a gap, starts when asked.
-  assert.deepEqual(out.enqueue(new Float32Array(1600), 16000, 1000), { startMs: 1000, endMs: 1100 });
-
-  assert.equal(out.stop(1050), 1050);
-  assert.equal(out.endMs, 1050);
-  assert.equal(out.stop(2000), 2000);
-  assert.equal(out.endMs, 1050);
-
-  assert.deepEqual(
-    sent.map((s) => s.channel),
-    [IPC.assistantAudio, IPC.assistantAudio, IPC.assistantAudio, IPC.assistantAudioStop, IPC.assistantAudioStop],
-  );
-  const first = sent[0]!.payload as AssistantAudio;
-  assert.equal(first.samples, a);
-  assert.equal(first.sampleRate, 16000);
-  assert.equal(first.startMs, 100);
-  assert.deepEqual(sent[3]!.payload as AssistantAudioStop, { atMs: 1050 });
-
-  // A closed window drops the audio but keeps the timing.
-  destroyed = true;
-  assert.deepEqual(out.enqueue(new Float32Array(1600), 16000, 3000), { startMs: 3000, endMs: 3100 });
-  assert.equal(sent.length, 5);
-  const none = new RendererOutput(() => null);
-  assert.deepEqual(none.enqueue(new Float32Array(160), 16000, 0), { startMs: 0, endMs: 10 });
 });

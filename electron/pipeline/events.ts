@@ -14,6 +14,11 @@ export type PipelineEvent =
   | { type: 'clause'; t: number; turn: number; clause: Clause }
   | { type: 'audio'; t: number; turn: number; clause: number; startMs: number; endMs: number }
   | { type: 'interrupted'; t: number; turn: number; heardText: string }
+  /** Playback held because the user may be talking, or resumed because they were not. */
+  | { type: 'playback'; t: number; action: 'paused' | 'resumed' }
+  /** The user went on before hearing the answer to `turn`: it is dropped and merged into the next. */
+  | { type: 'merged'; t: number; turn: number }
+  | { type: 'holding-phrase'; t: number; turn: number; text: string }
   | { type: 'turn'; t: number; report: TurnReport }
   | { type: 'notice'; t: number; message: string }
   | { type: 'error'; t: number; message: string };

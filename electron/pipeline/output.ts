@@ -1,72 +1,227 @@
-/** Where the assistant's voice goes: the speaker in the app, a timeline in `talk` and tests. */
+import { resample } from '../audio/resample';
+
+/**
+ * Where a piece of queued audio lies. `from`/`to` are positions in the output stream (milliseconds
+ * of audio, pauses not counted); `startMs`/`endMs` are when it is expected to play on the pipeline
+ * clock if nothing pauses or stops playback.
+ */
 export interface ScheduledAudio {
+  from: number;
+  to: number;
   startMs: number;
   endMs: number;
 }
 
+/** Where the assistant's voice goes: the speaker in the app, a timeline in `talk` and tests. */
 export interface AudioOutput {
-  /** Queues audio after whatever is queued; returns when it will play on the pipeline clock. */
+  /** Queues audio after whatever is queued. */
   enqueue(samples: Float32Array, sampleRate: number, atMs: number): ScheduledAudio;
-  /** Stops at `atMs`: nothing queued plays after it. Returns the time playback actually stopped. */
+  /** Holds playback at `atMs`; what is queued stays queued. */
+  pause(atMs: number): void;
+  /** Continues a paused playback from where it paused. */
+  resume(atMs: number): void;
+  /** Stops at `atMs` and flushes the queue: nothing queued plays after it. Returns the time playback stopped. */
   stop(atMs: number): number;
-  /** When the queue runs dry (<= atMs when idle). */
+  /** Stream position reached at `atMs`: how much of the queued audio has played by then. */
+  position(atMs: number): number;
+  /**
+   * When stream position `p` played: the start of what follows it, or with `end` the end of what
+   * precedes it. Null when it has not played (or is no longer remembered).
+   */
+  timeOf(p: number, end?: boolean): number | null;
+  /** Stream position up to which audio is queued. */
+  readonly queuedTo: number;
+  readonly paused: boolean;
+  /** When the queue runs dry if nothing pauses it (Infinity while paused with audio left). */
   readonly endMs: number;
+  /**
+   * What the speaker played during [fromMs, fromMs + length / 16 kHz), at 16 kHz: the reference an
+   * echo canceller subtracts. Null when nothing played in that span.
+   */
+  audible(fromMs: number, length: number): Float32Array | null;
 }
 
-interface Placed {
-  startMs: number;
+interface Chunk {
+  from: number;
+  to: number;
+  /** At 16 kHz (the echo reference) and at the source rate (what is played/rendered). */
+  at16k: Float32Array;
   samples: Float32Array;
   sampleRate: number;
 }
 
+/** A stretch of uninterrupted playback: stream [from, to) played from wall time startMs. */
+interface Played {
+  startMs: number;
+  from: number;
+  to: number;
+}
+
+const REF_RATE = 16000;
+
 /**
- * A speaker simulated on the pipeline clock: audio plays back to back from when it is queued, and
- * what played is kept so it can be written to a file on the input's timeline.
+ * The bookkeeping every output shares: a stream of queued audio played back to back, with pauses
+ * and flushes, mapped onto the pipeline clock. Subclasses decide where the samples go.
  */
-export class TimelineOutput implements AudioOutput {
-  private readonly placed: Placed[] = [];
-  private queueEnd = 0;
+export class PlaybackSchedule implements AudioOutput {
+  private readonly chunks: Chunk[] = [];
+  /** Closed stretches of playback, oldest first (the open one is `anchor`). */
+  protected readonly played: Played[] = [];
+  /** Playback is running from stream position `from` since wall time `startMs` (null while paused). */
+  private anchor: { startMs: number; from: number } | null = { startMs: 0, from: 0 };
+  private pausedAt = 0;
+  private queued = 0;
+
+  /** How much already-played audio (ms) is kept for the echo reference and rendering; Infinity keeps all. */
+  constructor(private readonly keepMs = 10_000) {}
+
+  get queuedTo(): number {
+    return this.queued;
+  }
+
+  get paused(): boolean {
+    return this.anchor === null;
+  }
 
   get endMs(): number {
-    return this.queueEnd;
+    if (!this.anchor) return this.queued > this.pausedAt ? Infinity : -Infinity;
+    return this.anchor.startMs + (this.queued - this.anchor.from);
+  }
+
+  position(atMs: number): number {
+    if (!this.anchor) return this.pausedAt;
+    return Math.min(this.queued, this.anchor.from + Math.max(0, atMs - this.anchor.startMs));
   }
 
   enqueue(samples: Float32Array, sampleRate: number, atMs: number): ScheduledAudio {
-    const startMs = Math.max(atMs, this.queueEnd);
-    const endMs = startMs + (samples.length / sampleRate) * 1000;
-    this.placed.push({ startMs, samples, sampleRate });
-    this.queueEnd = endMs;
-    return { startMs, endMs };
+    // A dry queue starts playing again from now, not from when it ran dry.
+    if (this.anchor && this.position(atMs) >= this.queued) this.restart(atMs, this.queued);
+    const durationMs = (samples.length / sampleRate) * 1000;
+    const from = this.queued;
+    const to = from + durationMs;
+    this.chunks.push({ from, to, samples, sampleRate, at16k: sampleRate === REF_RATE ? samples : resample(samples, sampleRate, REF_RATE) });
+    this.queued = to;
+    this.prune(atMs);
+    const startMs = this.wallOf(from, atMs);
+    return { from, to, startMs, endMs: startMs + durationMs };
+  }
+
+  /** When stream position `p` is expected to play (assuming no pause from `atMs` on). */
+  private wallOf(p: number, atMs: number): number {
+    if (!this.anchor) return atMs + (p - this.pausedAt);
+    return this.anchor.startMs + (p - this.anchor.from);
+  }
+
+  pause(atMs: number): void {
+    if (!this.anchor) return;
+    this.pausedAt = this.position(atMs);
+    this.close(atMs);
+    this.anchor = null;
+  }
+
+  resume(atMs: number): void {
+    if (this.anchor) return;
+    this.anchor = { startMs: atMs, from: this.pausedAt };
   }
 
   stop(atMs: number): number {
-    // Cut every placed chunk at atMs; chunks that had not started are dropped.
-    for (let i = this.placed.length - 1; i >= 0; i--) {
-      const p = this.placed[i]!;
-      if (p.startMs >= atMs) this.placed.splice(i, 1);
-      else {
-        const keep = Math.floor(((atMs - p.startMs) / 1000) * p.sampleRate);
-        if (keep < p.samples.length) p.samples = p.samples.subarray(0, keep);
-      }
+    const p = this.position(atMs);
+    this.close(atMs);
+    this.queued = p;
+    // Flushed audio is dropped; a chunk that was playing is cut where it stopped.
+    for (let i = this.chunks.length - 1; i >= 0 && this.chunks[i]!.to > p; i--) {
+      const c = this.chunks[i]!;
+      if (c.from >= p) this.chunks.splice(i, 1);
+      else c.to = p;
     }
-    this.queueEnd = Math.min(this.queueEnd, atMs);
+    this.anchor = { startMs: atMs, from: p };
     return atMs;
   }
 
-  /** Everything played, mixed onto one buffer starting at time 0. */
-  render(sampleRate: number, minDurationMs = 0): Float32Array {
-    const endMs = Math.max(minDurationMs, ...this.placed.map((p) => p.startMs + (p.samples.length / p.sampleRate) * 1000));
-    const out = new Float32Array(Math.ceil((endMs / 1000) * sampleRate));
-    for (const p of this.placed) {
-      if (p.sampleRate !== sampleRate) throw new Error('TimelineOutput.render: mixed sample rates');
-      const o = Math.round((p.startMs / 1000) * sampleRate);
-      for (let i = 0; i < p.samples.length && o + i < out.length; i++) out[o + i]! += p.samples[i]!;
+  /** Ends the open stretch of playback at `atMs` (pause or stop). */
+  private close(atMs: number): void {
+    if (!this.anchor) return;
+    const to = this.position(atMs);
+    if (to > this.anchor.from) this.played.push({ startMs: this.anchor.startMs, from: this.anchor.from, to });
+  }
+
+  private restart(atMs: number, from: number): void {
+    this.close(atMs);
+    this.anchor = { startMs: atMs, from };
+  }
+
+  /** Stretches of playback overlapping [fromMs, toMs), the open one included. */
+  private stretches(fromMs: number, toMs: number): Played[] {
+    const all = [...this.played];
+    if (this.anchor) {
+      const to = this.position(toMs);
+      if (to > this.anchor.from) all.push({ startMs: this.anchor.startMs, from: this.anchor.from, to });
     }
+    return all.filter((s) => s.startMs < toMs && s.startMs + (s.to - s.from) > fromMs);
+  }
+
+  timeOf(p: number, end = false): number | null {
+    for (const s of this.stretches(-Infinity, Infinity)) {
+      if (end ? p > s.from && p <= s.to : p >= s.from && p < s.to) return s.startMs + (p - s.from);
+    }
+    return null;
+  }
+
+  audible(fromMs: number, length: number): Float32Array | null {
+    const toMs = fromMs + (length / REF_RATE) * 1000;
+    const spans = this.stretches(fromMs, toMs);
+    if (spans.length === 0) return null;
+    const out = new Float32Array(length);
+    for (const s of spans) this.mix(out, REF_RATE, fromMs, s, true);
     return out;
   }
 
-  /** What is placed on the timeline (echo simulation reads it). */
-  chunks(): readonly Placed[] {
-    return this.placed;
+  /** Adds the part of stretch `s` that falls on `out` (which starts at wall time `fromMs`). */
+  private mix(out: Float32Array, rate: number, fromMs: number, s: Played, ref: boolean): void {
+    for (const c of this.chunks) {
+      const a = Math.max(c.from, s.from);
+      const b = Math.min(c.to, s.to);
+      if (b <= a) continue;
+      const src = ref ? c.at16k : c.samples;
+      const srcRate = ref ? REF_RATE : c.sampleRate;
+      if (srcRate !== rate) throw new Error('PlaybackSchedule: mixed sample rates');
+      const srcStart = Math.round(((a - c.from) / 1000) * rate);
+      const srcEnd = Math.min(src.length, Math.round(((b - c.from) / 1000) * rate));
+      const dst = Math.round(((s.startMs + (a - s.from) - fromMs) / 1000) * rate);
+      for (let i = Math.max(srcStart, srcStart - dst); i < srcEnd; i++) {
+        const j = dst + (i - srcStart);
+        if (j >= out.length) break;
+        out[j]! += src[i]!;
+      }
+    }
+  }
+
+  /** Everything played, mixed onto one buffer starting at wall time 0 (needs keepMs = Infinity). */
+  render(sampleRate: number, minDurationMs = 0): Float32Array {
+    const spans = this.stretches(-Infinity, Infinity);
+    const endMs = Math.max(minDurationMs, ...spans.map((s) => s.startMs + (s.to - s.from)));
+    const out = new Float32Array(Math.ceil((endMs / 1000) * sampleRate));
+    for (const s of spans) this.mix(out, sampleRate, 0, s, false);
+    return out;
+  }
+
+  /** Forgets audio that finished playing more than keepMs ago. */
+  private prune(atMs: number): void {
+    if (!Number.isFinite(this.keepMs)) return;
+    const cutoff = atMs - this.keepMs;
+    const endOf = (s: Played) => s.startMs + (s.to - s.from);
+    while (this.played.length > 0 && endOf(this.played[0]!) < cutoff) this.played.shift();
+    const oldest = this.played[0]?.from ?? (this.anchor ? this.position(cutoff) : this.pausedAt);
+    while (this.chunks.length > 0 && this.chunks[0]!.to <= oldest) this.chunks.shift();
+  }
+}
+
+/**
+ * A speaker simulated on the pipeline clock for `talk` and tests: everything that played is kept so
+ * it can be written to a file on the input's timeline.
+ */
+export class TimelineOutput extends PlaybackSchedule {
+  constructor() {
+    super(Infinity);
   }
 }

@@ -15,6 +15,8 @@ export interface ReplyDeps {
   options: () => { maxTokens: number; temperature: number; speakerId: number; speed: number };
   /** The previous reply's settlement: the LLM session takes one prompt at a time. */
   before: Promise<void>;
+  /** What the user said before a pause this turn continues (a merged continuation), if any. */
+  carried?: Promise<string>;
 }
 
 /** What a reply produced, for the turn report. */
@@ -23,6 +25,10 @@ export interface ReplyOutcome {
   assistantText: string;
   heardText: string;
   interrupted: boolean;
+  /** Dropped before any of it was heard (the user went on talking): never played, not in history. */
+  discarded: boolean;
+  /** The prompt reached the LLM, so history holds this exchange. */
+  generated: boolean;
   sttFinalMs: number;
   sttDecodeMs: number;
   llmFirstTokenMs: number | null;
@@ -67,6 +73,9 @@ class ClauseQueue {
 export class Reply {
   private readonly controller = new AbortController();
   private readonly scheduled: { clause: Clause; audio: ScheduledAudio }[] = [];
+  private resolveTranscript!: (text: string) => void;
+  /** The user's words for this turn, once the recognizer has finished. */
+  readonly transcript = new Promise<string>((r) => (this.resolveTranscript = r));
   private readonly splitter = new ClauseSplitter();
   private generating = true;
   readonly outcome: ReplyOutcome;
@@ -83,6 +92,8 @@ export class Reply {
       assistantText: '',
       heardText: '',
       interrupted: false,
+      discarded: false,
+      generated: false,
       sttFinalMs: 0,
       sttDecodeMs: 0,
       llmFirstTokenMs: null,
@@ -94,6 +105,7 @@ export class Reply {
     };
     this.done = this.run(stt).finally(() => {
       this.generating = false;
+      this.resolveTranscript(this.outcome.userText);
     });
   }
 
@@ -106,9 +118,17 @@ export class Reply {
     return this.controller.signal.aborted;
   }
 
-  /** When the last queued audio of this reply ends (null when none was queued). */
-  get audioEndMs(): number | null {
-    return this.outcome.lastAudioMs;
+  /** Stream positions of this reply's audio: where its first clause starts, where its last ends. */
+  get audioSpan(): { from: number; to: number } | null {
+    const first = this.scheduled[0];
+    const last = this.scheduled[this.scheduled.length - 1];
+    return first && last ? { from: first.audio.from, to: last.audio.to } : null;
+  }
+
+  /** Whether any of the answer had played once the output reached stream position `position`. */
+  heardBy(position: number): boolean {
+    const span = this.audioSpan;
+    return span !== null && position > span.from;
   }
 
   private now(): number {
@@ -118,10 +138,13 @@ export class Reply {
   private async run(stt: SttSession): Promise<void> {
     const { events } = this.deps;
     const t0 = this.now();
-    const text = await stt.finish();
+    const own = await stt.finish();
     this.outcome.sttFinalMs = this.now();
     this.outcome.sttDecodeMs = this.outcome.sttFinalMs - t0;
+    const before = this.deps.carried ? await this.deps.carried : '';
+    const text = [before, own].filter(Boolean).join(' ');
     this.outcome.userText = text;
+    this.resolveTranscript(text);
     events.emit({ type: 'final', t: this.outcome.sttFinalMs, turn: this.turn, text });
     if (!text || this.aborted) return;
 
@@ -131,6 +154,7 @@ export class Reply {
     const speaking = this.speak(queue);
     const opts = this.deps.options();
     try {
+      this.outcome.generated = true;
       await this.deps.llm.generate(text, {
         signal: this.controller.signal,
         maxTokens: opts.maxTokens,
@@ -150,7 +174,7 @@ export class Reply {
       queue.close();
     }
     await speaking;
-    if (!this.outcome.interrupted) this.outcome.heardText = this.outcome.assistantText.trim();
+    if (!this.aborted) this.outcome.heardText = this.outcome.assistantText.trim();
   }
 
   private enqueueClause(queue: ClauseQueue, c: Clause): void {
@@ -181,36 +205,39 @@ export class Reply {
       if (this.outcome.ttsFirstClauseMs === null) this.outcome.ttsFirstClauseMs = this.now() - t0;
       const audio = output.enqueue(samples, tts.sampleRate, this.now());
       this.scheduled.push({ clause: c, audio });
-      if (this.outcome.firstAudioMs === null) {
-        this.outcome.firstAudioMs = audio.startMs;
-        events.emit({ type: 'state', t: audio.startMs, state: 'speaking' });
-      }
+      this.outcome.firstAudioMs ??= audio.startMs;
       this.outcome.lastAudioMs = audio.endMs;
-      events.emit({ type: 'audio', t: this.now(), turn: this.turn, clause: c.index, ...audio });
+      events.emit({ type: 'audio', t: this.now(), turn: this.turn, clause: c.index, startMs: audio.startMs, endMs: audio.endMs });
     }
   }
 
   /**
-   * Stops the reply at `atMs`: generation and synthesis are cancelled, queued audio is flushed, and
-   * the heard part is cut from what had actually played by then.
+   * The user interrupted: generation and synthesis stop, and the heard part is cut from how far the
+   * output had played (`playedTo`, a stream position) when playback stopped at `atMs`.
    */
-  cancel(atMs: number): { heardText: string; playbackStoppedMs: number } {
+  cancel(playedTo: number, atMs: number): string {
     this.controller.abort();
-    const stoppedMs = this.deps.output.stop(atMs);
     let played = 0;
     let fraction = 0;
     for (const s of this.scheduled) {
-      if (s.audio.endMs <= stoppedMs) played++;
+      if (s.audio.to <= playedTo) played++;
       else {
-        if (s.audio.startMs < stoppedMs) fraction = (stoppedMs - s.audio.startMs) / (s.audio.endMs - s.audio.startMs);
+        if (s.audio.from < playedTo) fraction = (playedTo - s.audio.from) / (s.audio.to - s.audio.from);
         break;
       }
     }
     const clauses = this.scheduled.map((s) => s.clause);
     this.outcome.interrupted = true;
     this.outcome.heardText = heardPrefix(this.outcome.assistantText, clauses, played, fraction);
-    if (this.outcome.lastAudioMs !== null) this.outcome.lastAudioMs = Math.min(this.outcome.lastAudioMs, stoppedMs);
+    if (this.outcome.lastAudioMs !== null) this.outcome.lastAudioMs = Math.min(this.outcome.lastAudioMs, atMs);
     this.deps.events.emit({ type: 'interrupted', t: atMs, turn: this.turn, heardText: this.outcome.heardText });
-    return { heardText: this.outcome.heardText, playbackStoppedMs: stoppedMs };
+    return this.outcome.heardText;
+  }
+
+  /** The user went on before hearing any of it: stop everything and forget the answer. */
+  discard(): void {
+    this.controller.abort();
+    this.outcome.discarded = true;
+    this.outcome.heardText = '';
   }
 }

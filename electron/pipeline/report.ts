@@ -37,7 +37,14 @@ export interface TurnReport {
   /** The part of the answer that was played before any interruption (all of it when none). */
   heardText: string;
   interrupted: boolean;
+  /** What ended the user's speaking turn. */
   endReason: EndReason;
+  /** For an interrupted answer: when the interruption was confirmed, and when playback had stopped. */
+  bargeIn: { detectedMs: number; playbackStoppedMs: number } | null;
+  /** No answer audio was ready within turnBudgetMs, so a short holding phrase was spoken first. */
+  holdingPhrase: boolean;
+  /** The user went on talking after a pause before hearing any answer: both parts are this one turn. */
+  mergedContinuation: boolean;
   timings: TurnTimings;
   latency: TurnLatency;
   engine: EngineTime;

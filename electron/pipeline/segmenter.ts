@@ -6,7 +6,8 @@ export interface EndpointingConfig {
   maxTurnMs: number;
 }
 
-export type EndReason = 'silence' | 'max-length' | 'push-to-talk' | 'barge-in' | 'input-ended';
+/** What ended the user's speaking turn. (An interrupted answer is recorded separately, as `bargeIn`.) */
+export type EndReason = 'silence' | 'max-length' | 'push-to-talk' | 'input-ended';
 
 export type SegmenterEvent =
   /** The VAD heard something: recognition may start, it is not a turn yet. */

@@ -4,8 +4,11 @@ import { VAD_SAMPLE_RATE, VAD_WINDOW } from '../engines/vad';
 import type { LanguageModel } from '../engines/llm';
 import type { SpeechSynthesizer } from '../engines/tts';
 import type { Settings } from '../settings/schema';
+import { BargeInPolicy, type AssistantPhase, type BargeInDecision } from './barge-in';
 import type { Clock } from './clock';
+import { EchoCanceller } from './echo-canceller';
 import { EnergyTracker } from './energy';
+import { HoldingPhrases } from './holding-phrase';
 import { EventHub, type AssistantState } from './events';
 import type { AudioOutput } from './output';
 import { Reply } from './reply';
@@ -26,8 +29,20 @@ interface PendingTurn {
   endOfTurnMs: number;
   endReason: EndReason;
   reply: Reply;
+  /** Nothing more will be produced; history has been updated. */
   settled: boolean;
+  bargeIn: { detectedMs: number; playbackStoppedMs: number } | null;
+  holdingPhrase: boolean;
+  mergedContinuation: boolean;
 }
+
+/** A turn whose answer was dropped because the user went on talking: the next turn continues it. */
+interface Carried {
+  speechStartMs: number;
+  transcript: Promise<string>;
+}
+
+const WINDOW_MS = (VAD_WINDOW / VAD_SAMPLE_RATE) * 1000;
 
 /** Audio kept for prefix padding and boundary look-back. */
 const RING_MS = 1500;
@@ -60,6 +75,15 @@ export class VoicePipeline {
   readonly events = new EventHub();
   private readonly energy = new EnergyTracker(VAD_SAMPLE_RATE);
   private readonly segmenter: Segmenter;
+  private readonly bargeIn: BargeInPolicy;
+  private readonly echo = new EchoCanceller({ sampleRate: VAD_SAMPLE_RATE, maxDelayMs: 250, analysisMs: 512 });
+  private readonly holding: HoldingPhrases;
+  /** The assistant's phase when the current speech candidate began: it sets how much speech counts. */
+  private candidatePhase: AssistantPhase = 'idle';
+  private carried: Carried | null = null;
+  private inputToClockMs: number | null = null;
+  /** Where the user's last words ended (input time). */
+  private lastSpeechEndMs = -Infinity;
   private readonly ring = new AudioRing(Math.round((RING_MS / 1000) * VAD_SAMPLE_RATE));
   private readonly pendingFrame = new Float32Array(VAD_WINDOW);
   private pendingLength = 0;
@@ -80,7 +104,13 @@ export class VoicePipeline {
     private readonly clock: Clock,
     private readonly settings: () => Settings,
   ) {
-    this.segmenter = new Segmenter(() => this.settings().endpointing, this.energy);
+    this.bargeIn = new BargeInPolicy(() => this.settings().bargeIn);
+    this.segmenter = new Segmenter(() => {
+      const e = this.settings().endpointing;
+      return { ...e, minSpeechMs: this.bargeIn.minSpeechMs(this.candidatePhase, e.minSpeechMs) };
+    }, this.energy);
+    this.holding = new HoldingPhrases(engines.tts);
+    this.holding.prepare(settings().tts);
   }
 
   /** Input time: milliseconds of audio received so far. */
@@ -93,9 +123,20 @@ export class VoicePipeline {
     return this.pending.some((p) => p.reply.busy);
   }
 
-  /** A reply is still being produced or played. */
+  /** A reply is still being produced or played, or the user may be talking. */
   get active(): boolean {
-    return this.pending.length > 0 || this.segmenter.hasCandidate || this.ptt !== null;
+    return this.pending.length > 0 || this.segmenter.hasCandidate || this.ptt !== null || this.bargeIn.holding;
+  }
+
+  /** Where the assistant is: nothing to say, an answer on its way, or an answer being heard. */
+  private phase(now: number): AssistantPhase {
+    if (this.pending.length === 0) return 'idle';
+    const position = this.output.position(now);
+    const speaking = this.pending.some((p) => {
+      const span = p.reply.audioSpan;
+      return !p.reply.aborted && p.reply.heardBy(position) && (p.reply.busy || (span !== null && position < span.to));
+    });
+    return speaking ? 'speaking' : 'pending';
   }
 
   /**
@@ -120,15 +161,25 @@ export class VoicePipeline {
     this.settle();
   }
 
-  private processWindow(window: Float32Array): void {
+  private processWindow(input: Float32Array): void {
     const { vad } = this.engines;
     const cfg = this.settings();
+    const now = this.clock.now();
+    // Input time and the clock are tied once, at the first window: input arrives in jittery bursts,
+    // but its samples are evenly spaced, so the echo reference is cut on the input's own timeline.
+    // (A whole number of samples, so every piece of the reference lands on the same sample grid.)
+    this.inputToClockMs ??= Math.round((now - (this.audioMs + WINDOW_MS)) * (VAD_SAMPLE_RATE / 1000)) / (VAD_SAMPLE_RATE / 1000);
+    const heardFrom = this.audioMs + this.inputToClockMs;
+    // The assistant's own voice, as the speaker played it over this window, is taken out first.
+    const window = this.echo.process(input, this.output.audible(heardFrom, input.length));
     if (cfg.endpointing.vadThreshold !== vad.info.threshold) vad.setThreshold(cfg.endpointing.vadThreshold);
     const speech = vad.accept(window);
     this.energy.push(window, speech);
     this.ring.push(window);
     this.samples += window.length;
     const atMs = this.audioMs;
+    const phase = this.phase(now);
+    this.apply(this.bargeIn.tick(now));
     if (cfg.mode === 'push-to-talk') {
       // The key decides the turn; the VAD only places the speech inside it.
       if (this.ptt) {
@@ -137,30 +188,37 @@ export class VoicePipeline {
       }
       return;
     }
-    const events = this.segmenter.push(atMs, speech);
+    if (!this.segmenter.hasCandidate) this.candidatePhase = phase;
+    // With barge-in off, speech over the assistant's voice is not a turn.
+    const heard = speech && (this.segmenter.hasCandidate || this.bargeIn.listens(phase));
+    const events = this.segmenter.push(atMs, heard);
     const isNewCandidate = events.some((e) => e.type === 'candidate');
     if (this.stt && !isNewCandidate) this.stt.accept(window);
     for (const e of events) this.handle(e);
+    this.maybeHold(now, cfg.turnBudgetMs);
   }
 
   private handle(e: SegmenterEvent): void {
     const t = e.atMs;
+    const now = this.clock.now();
     switch (e.type) {
       case 'candidate': {
         this.stt?.abort();
         this.stt = this.createSttSession(e.startMs);
+        this.apply(this.bargeIn.onCandidate(now, this.candidatePhase));
         break;
       }
       case 'speech-start':
         this.events.emit({ type: 'speech-start', t, startMs: e.startMs });
-        this.bargeIn(t);
-        this.setState('hearing', t);
+        this.apply(this.bargeIn.onSpeechStart(now, this.phase(now)));
         break;
       case 'discarded':
         this.stt?.abort();
         this.stt = null;
+        this.apply(this.bargeIn.onDiscarded(now));
         break;
       case 'pause':
+        this.lastSpeechEndMs = e.speechEndMs;
         this.events.emit({ type: 'speech-end', t, speechEndMs: e.speechEndMs });
         break;
       case 'resume':
@@ -168,6 +226,27 @@ export class VoicePipeline {
       case 'end-of-turn':
         this.endTurn(e);
         break;
+    }
+  }
+
+  private apply(decisions: BargeInDecision[]): void {
+    for (const d of decisions) {
+      switch (d.type) {
+        case 'pause':
+          this.output.pause(d.atMs);
+          this.events.emit({ type: 'playback', t: d.atMs, action: 'paused' });
+          break;
+        case 'resume':
+          this.output.resume(d.atMs);
+          this.events.emit({ type: 'playback', t: d.atMs, action: 'resumed' });
+          break;
+        case 'interrupt':
+          this.interrupt(d.atMs, d.pausedAtMs);
+          break;
+        case 'continue-turn':
+          this.continueTurn(d.atMs);
+          break;
+      }
     }
   }
 
@@ -179,7 +258,8 @@ export class VoicePipeline {
     if (this.settings().mode !== 'push-to-talk') return;
     const t = this.audioMs;
     if (down && !this.ptt) {
-      this.bargeIn(t);
+      const now = this.clock.now();
+      this.apply(this.bargeIn.onKeyPress(now, this.phase(now)));
       this.ptt = { downMs: t, firstSpeechMs: null };
       this.stt?.abort();
       this.stt = this.createSttSession(t);
@@ -193,21 +273,76 @@ export class VoicePipeline {
     }
   }
 
-  /** A recognizer session fed with the audio from just before `onsetMs`. */
+  /**
+   * A recognizer session fed with the audio from just before `onsetMs`, so the first syllable
+   * reaches it; never reaching back into the previous turn's words (silence stands in for them).
+   */
   private createSttSession(onsetMs: number): SttSession {
     const padding = Math.max(this.settings().endpointing.prefixPaddingMs, this.engines.stt.leadInMs);
     const session = this.engines.stt.createSession((text) =>
       this.events.emit({ type: 'partial', t: this.clock.now(), turn: this.turnIndex, text }),
     );
-    // Audio from before the onset, so the first syllable reaches the recognizer.
-    session.accept(this.ring.since(Math.round(((onsetMs - padding) / 1000) * VAD_SAMPLE_RATE)));
+    const toSample = (ms: number) => Math.round((ms / 1000) * VAD_SAMPLE_RATE);
+    const from = onsetMs - padding;
+    const clean = Math.max(from, Math.min(onsetMs, this.lastSpeechEndMs + 50));
+    if (clean > from) session.accept(new Float32Array(toSample(clean - from)));
+    session.accept(this.ring.since(toSample(clean)));
     return session;
   }
 
-  /** The user spoke over an answer: stop it where it is. */
-  private bargeIn(atMs: number): void {
+  /**
+   * The user spoke over an answer: playback stops (it already paused at `pausedAtMs` if the policy
+   * held it), the answer is cancelled, and history keeps what was heard.
+   */
+  private interrupt(atMs: number, pausedAtMs: number): void {
+    const playedTo = this.output.position(atMs);
+    const stoppedMs = this.output.paused ? pausedAtMs : atMs;
+    this.output.stop(atMs);
     for (const p of this.pending) {
-      if (!p.reply.aborted && (p.reply.busy || (p.reply.audioEndMs ?? 0) > atMs)) p.reply.cancel(atMs);
+      if (p.reply.aborted) continue;
+      if (p.reply.heardBy(playedTo)) {
+        p.reply.cancel(playedTo, stoppedMs);
+        p.bargeIn = { detectedMs: round(atMs), playbackStoppedMs: round(stoppedMs) };
+      } else p.reply.discard();
+      // A reply that had finished producing is not waited on by the LLM chain: fix history now.
+      if (p.settled) this.updateHistory(p.reply);
+    }
+  }
+
+  /**
+   * The user went on talking before hearing any answer: the pending answers are dropped (never
+   * played, not in history) and the turn in progress continues the last of them.
+   */
+  private continueTurn(atMs: number): void {
+    this.output.stop(atMs);
+    for (const p of this.pending.splice(0)) {
+      p.reply.discard();
+      if (p.settled) this.updateHistory(p.reply);
+      this.carried = { speechStartMs: this.carried?.speechStartMs ?? p.speechStartMs, transcript: p.reply.transcript };
+      this.events.emit({ type: 'merged', t: atMs, turn: p.index });
+    }
+  }
+
+  /** History keeps only what the user heard: all of an answer, its heard part, or nothing. */
+  private updateHistory(reply: Reply): void {
+    const o = reply.outcome;
+    if (!o.generated) return;
+    if (o.discarded) this.engines.llm.dropLastExchange();
+    else if (o.interrupted) this.engines.llm.replaceLastReply(o.heardText, true);
+  }
+
+  /** No answer audio within the turn budget: say a holding phrase so the user knows they were heard. */
+  private maybeHold(now: number, budgetMs: number): void {
+    if (this.segmenter.hasCandidate || this.bargeIn.holding) return;
+    for (const p of this.pending) {
+      const r = p.reply;
+      if (p.holdingPhrase || r.aborted || !r.busy || r.audioSpan !== null || !r.outcome.userText) continue;
+      if (now - p.endOfTurnMs < budgetMs) continue;
+      const phrase = this.holding.next();
+      if (!phrase) continue;
+      p.holdingPhrase = true;
+      this.output.enqueue(phrase.samples, phrase.sampleRate, now);
+      this.events.emit({ type: 'holding-phrase', t: now, turn: p.index, text: phrase.text });
     }
   }
 
@@ -215,57 +350,78 @@ export class VoicePipeline {
     const stt = this.stt;
     this.stt = null;
     if (!stt) return;
-    const s = this.settings();
-    const previous = this.llmChain;
+    const carried = this.carried;
+    this.carried = null;
     const reply = new Reply(
       this.turnIndex,
       {
-        ...this.engines,
+        llm: this.engines.llm,
+        tts: this.holding.tts,
         output: this.output,
         clock: this.clock,
         events: this.events,
-        options: () => ({
-          maxTokens: s.llm.maxTokens,
-          temperature: s.llm.temperature,
-          speakerId: s.tts.speakerId,
-          speed: s.tts.speed,
-        }),
-        before: previous,
+        options: () => {
+          const s = this.settings();
+          return { maxTokens: s.llm.maxTokens, temperature: s.llm.temperature, speakerId: s.tts.speakerId, speed: s.tts.speed };
+        },
+        before: this.llmChain,
+        ...(carried ? { carried: carried.transcript } : {}),
       },
       stt,
     );
     const turn: PendingTurn = {
       index: this.turnIndex++,
-      speechStartMs: e.speechStartMs,
+      speechStartMs: carried?.speechStartMs ?? e.speechStartMs,
       speechEndMs: e.speechEndMs,
       endOfTurnMs: e.atMs,
       endReason: e.reason,
       reply,
       settled: false,
+      bargeIn: null,
+      holdingPhrase: false,
+      mergedContinuation: carried !== null,
     };
     this.llmChain = reply.done.then(() => {
       turn.settled = true;
-      // History keeps only what the user heard of an interrupted answer.
-      if (reply.outcome.interrupted) this.engines.llm.replaceLastReply(reply.outcome.heardText, true);
+      this.updateHistory(reply);
     });
     this.pending.push(turn);
-    this.setState('thinking', e.atMs);
   }
 
   /** Reports turns whose reply is complete and whose audio has finished playing. */
   settle(): void {
     const now = this.clock.now();
+    const position = this.output.position(now);
     while (this.pending.length > 0) {
       const p = this.pending[0]!;
-      if (!p.settled || (p.reply.audioEndMs ?? 0) > Math.max(now, this.audioMs)) break;
+      const span = p.reply.audioSpan;
+      if (!p.settled || (span && !p.reply.aborted && position < span.to)) break;
       this.pending.shift();
       if (p.reply.outcome.userText) this.report(p);
-      if (this.pending.length === 0 && !this.segmenter.hasCandidate) this.setState('listening', now);
     }
+    if (this.pending.length === 0 && !this.active) this.holding.prepare(this.settings().tts);
+    this.updateState(now);
+  }
+
+  private updateState(now: number): void {
+    const phase = this.phase(now);
+    const state: AssistantState =
+      this.segmenter.inTurn || this.ptt
+        ? 'hearing'
+        : phase === 'speaking' && !this.output.paused
+          ? 'speaking'
+          : this.pending.length > 0
+            ? 'thinking'
+            : 'listening';
+    this.setState(state, now);
   }
 
   private report(p: PendingTurn): void {
     const o = p.reply.outcome;
+    // When the audio actually played, pauses included (the estimates made when it was queued do not know of them).
+    const span = p.reply.audioSpan;
+    const firstAudioMs = (span && this.output.timeOf(span.from)) ?? o.firstAudioMs;
+    const lastAudioMs = p.bargeIn ? p.bargeIn.playbackStoppedMs : ((span && this.output.timeOf(span.to, true)) ?? o.lastAudioMs);
     const timings = {
       speechStartMs: round(p.speechStartMs),
       speechEndMs: round(p.speechEndMs),
@@ -273,8 +429,8 @@ export class VoicePipeline {
       sttFinalMs: round(o.sttFinalMs),
       llmFirstTokenMs: o.llmFirstTokenMs === null ? null : round(o.llmFirstTokenMs),
       firstClauseMs: o.firstClauseMs === null ? null : round(o.firstClauseMs),
-      firstAudioMs: o.firstAudioMs === null ? null : round(o.firstAudioMs),
-      lastAudioMs: o.lastAudioMs === null ? null : round(o.lastAudioMs),
+      firstAudioMs: firstAudioMs === null ? null : round(firstAudioMs),
+      lastAudioMs: lastAudioMs === null ? null : round(lastAudioMs),
     };
     const report: TurnReport = {
       index: this.reports.length,
@@ -283,6 +439,9 @@ export class VoicePipeline {
       heardText: o.heardText,
       interrupted: o.interrupted,
       endReason: p.endReason,
+      bargeIn: p.bargeIn,
+      holdingPhrase: p.holdingPhrase,
+      mergedContinuation: p.mergedContinuation,
       timings,
       latency: latencyOf(timings),
       engine: {

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { IPC, type AssistantAudio, type AssistantAudioControl } from '../electron/ipc-contract';
+import { TimelineOutput } from '../electron/pipeline/output';
+import { RendererOutput, type AudioSink } from '../electron/renderer-output';
+
+const ones = (ms: number, rate = 16000) => new Float32Array(Math.round((ms / 1000) * rate)).fill(1);
+/** Times (ms, 1 ms resolution) at which a rendered 16 kHz buffer is sounding. */
+const sounding = (x: Float32Array) => {
+  const spans: [number, number][] = [];
+  for (let ms = 0; ms * 16 < x.length; ms++) {
+    const on = x[ms * 16 + 8]! !== 0;
+    const last = spans[spans.length - 1];
+    if (on && last && last[1] === ms) last[1] = ms + 1;
+    else if (on) spans.push([ms, ms + 1]);
+  }
+  return spans;
+};
+
+describe('playback schedule (the speaker on the pipeline clock)', () => {
+  it('plays queued audio back to back, and from now after running dry', () => {
+    const out = new TimelineOutput();
+    assert.deepEqual(out.enqueue(ones(500), 16000, 100), { from: 0, to: 500, startMs: 100, endMs: 600 });
+    assert.deepEqual(out.enqueue(ones(100), 16000, 200), { from: 500, to: 600, startMs: 600, endMs: 700 });
+    assert.equal(out.endMs, 700);
+    assert.equal(out.position(650), 550);
+    assert.equal(out.position(900), 600);
+    assert.deepEqual(out.enqueue(ones(100), 16000, 1000), { from: 600, to: 700, startMs: 1000, endMs: 1100 });
+    assert.deepEqual(sounding(out.render(16000)), [[100, 700], [1000, 1100]]);
+  });
+
+  it('pause holds the rest of the queue; resume plays it from where it paused, nothing lost', () => {
+    const out = new TimelineOutput();
+    out.enqueue(ones(1000), 16000, 0);
+    out.pause(300);
+    assert.equal(out.paused, true);
+    assert.equal(out.position(800), 300);
+    assert.equal(out.endMs, Infinity);
+    // Audio queued while paused waits too.
+    out.enqueue(ones(200), 16000, 500);
+    out.resume(900);
+    assert.equal(out.position(1000), 400);
+    assert.equal(out.endMs, 900 + 900);
+    assert.deepEqual(sounding(out.render(16000)), [[0, 300], [900, 1800]]);
+    assert.equal(out.audible(400, 16 * 100), null, 'nothing was audible while paused');
+  });
+
+  it('stop flushes the queue; later audio starts from the stop', () => {
+    const out = new TimelineOutput();
+    out.enqueue(ones(1000), 16000, 0);
+    out.enqueue(ones(1000), 16000, 0);
+    assert.equal(out.stop(250), 250);
+    assert.equal(out.queuedTo, 250);
+    assert.ok(out.endMs <= 250);
+    assert.deepEqual(out.enqueue(ones(100), 16000, 400), { from: 250, to: 350, startMs: 400, endMs: 500 });
+    assert.deepEqual(sounding(out.render(16000)), [[0, 250], [400, 500]]);
+    // Stopping while paused flushes what was held.
+    out.pause(450);
+    out.stop(600);
+    out.enqueue(ones(100), 16000, 700);
+    assert.deepEqual(sounding(out.render(16000)), [[0, 250], [400, 450], [700, 800]]);
+  });
+
+  it('audible() gives what played in a span at 16 kHz, resampled from the voice rate', () => {
+    const out = new TimelineOutput();
+    out.enqueue(ones(200, 22050), 22050, 100);
+    const ref = out.audible(0, 16 * 400)!;
+    assert.equal(ref.length, 6400);
+    assert.ok(Math.abs(ref[16 * 200]! - 1) < 0.01);
+    assert.equal(ref[16 * 50], 0);
+    assert.equal(ref[16 * 350], 0);
+    assert.equal(out.audible(400, 512), null);
+  });
+});
+
+describe('RendererOutput', () => {
+  it('schedules like the timeline and forwards audio and pause/resume/stop to the renderer', () => {
+    const sent: { channel: string; payload: unknown }[] = [];
+    let destroyed = false;
+    const sink: AudioSink = { send: (channel, payload) => sent.push({ channel, payload }), isDestroyed: () => destroyed };
+    const out = new RendererOutput(() => sink);
+    const a = new Float32Array(8000);
+    assert.deepEqual(out.enqueue(a, 16000, 100), { from: 0, to: 500, startMs: 100, endMs: 600 });
+    out.pause(200);
+    out.resume(300);
+    assert.equal(out.stop(400), 400);
+    assert.deepEqual(
+      sent.map((s) => s.channel),
+      [IPC.assistantAudio, IPC.assistantAudioControl, IPC.assistantAudioControl, IPC.assistantAudioControl],
+    );
+    const first = sent[0]!.payload as AssistantAudio;
+    assert.equal(first.samples, a);
+    assert.equal(first.startMs, 100);
+    assert.deepEqual(
+      sent.slice(1).map((s) => s.payload as AssistantAudioControl),
+      [{ action: 'pause', atMs: 200 }, { action: 'resume', atMs: 300 }, { action: 'stop', atMs: 400 }],
+    );
+    // A closed window drops the audio but keeps the timing.
+    destroyed = true;
+    assert.equal(out.enqueue(new Float32Array(1600), 16000, 3000).startMs, 3000);
+    assert.equal(sent.length, 4);
+  });
+});
