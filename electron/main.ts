@@ -105,7 +105,7 @@ function registerIpc(appUrl: string, settings: SettingsStore, settingsLoaded: Pr
     if (!fromApp(e, appUrl) || !pipeline) return;
     if (!(frame instanceof Float32Array) || frame.length === 0 || frame.length > MAX_MIC_FRAME_SAMPLES) return;
     try {
-      pipeline.pushAudio(frame);
+      void pipeline.pushAudio(frame);
     } catch (err) {
       // Reported once per distinct failure, not once per 20 ms frame.
       const message = messageOf(err, 'Audio processing failed');

@@ -46,8 +46,8 @@ before(async () => {
   vadModel = await pickModel('vad', MODEL_ROOTS);
 });
 
-function detect(samples: Float32Array, cfg: EndpointingConfig): Detection {
-  const vad = SileroVad.load(vadModel, THRESHOLD);
+async function detect(samples: Float32Array, cfg: EndpointingConfig): Promise<Detection> {
+  const vad = await SileroVad.load(vadModel, THRESHOLD);
   const energy = new EnergyTracker(VAD_SAMPLE_RATE);
   const seg = new Segmenter(() => cfg, energy);
   const events: SegmenterEvent[] = [];
@@ -56,11 +56,12 @@ function detect(samples: Float32Array, cfg: EndpointingConfig): Detection {
   for (let k = 0; k < windows; k++) {
     const w = new Float32Array(VAD_WINDOW);
     if (k * VAD_WINDOW < samples.length) w.set(samples.subarray(k * VAD_WINDOW, (k + 1) * VAD_WINDOW));
-    const speech = vad.accept(w);
+    const { speech } = await vad.accept(w);
     energy.push(w, speech);
     atMs = ((k + 1) * VAD_WINDOW * 1000) / VAD_SAMPLE_RATE;
     events.push(...seg.push(atMs, speech));
   }
+  await vad.dispose();
   const last = seg.forceEnd(atMs, 'input-ended');
   if (last) events.push(last);
 
@@ -125,7 +126,7 @@ describe('VAD finds the speech segments of the clips (±100 ms of manifest.json)
     test(`${name}: one turn per manifest segment with silenceMs 300`, async () => {
       const c = clip(name);
       assert.equal(c.sampleRate, 16000);
-      const d = detect(await loadClip16k(name), TURNS_300);
+      const d = await detect(await loadClip16k(name), TURNS_300);
       assert.equal(d.turns.length, c.speech.length, `${name}: expected ${c.speech.length} turn(s); ${fmt(d)}`);
       c.speech.forEach((s, i) => {
         assertMatches(d.turns[i]!, s, `${name} segment ${i} "${s.text}"`, d);
@@ -137,7 +138,7 @@ describe('VAD finds the speech segments of the clips (±100 ms of manifest.json)
 
   test('timer_pause: the 0.64 s pause cuts at silenceMs 300 (above) but not at 1000', async () => {
     const c = clip('timer_pause');
-    const d = detect(await loadClip16k('timer_pause'), TURNS_1000);
+    const d = await detect(await loadClip16k('timer_pause'), TURNS_1000);
     assert.equal(d.turns.length, 1, fmt(d));
     assertMatches(d.turns[0]!, { start: c.speech[0]!.start, end: c.speech[1]!.end }, 'timer_pause as one turn', d);
     // The pause itself is still seen by the VAD: two speech runs inside the turn.
@@ -147,7 +148,7 @@ describe('VAD finds the speech segments of the clips (±100 ms of manifest.json)
 
   test('monologue: 56 s of talk is one turn with silenceMs 1000 and maxTurnMs 60000', async () => {
     const c = clip('monologue');
-    const d = detect(await loadClip16k('monologue'), TURNS_1000);
+    const d = await detect(await loadClip16k('monologue'), TURNS_1000);
     assert.equal(d.turns.length, 1, fmt(d));
     assertMatches(d.turns[0]!, c.speech[0]!, 'monologue', d);
     assert.equal(d.turns[0]!.reason, 'silence');
@@ -155,7 +156,7 @@ describe('VAD finds the speech segments of the clips (±100 ms of manifest.json)
   });
 
   test('monologue: maxTurnMs 20000 cuts the turn at 20 s', async () => {
-    const d = detect(await loadClip16k('monologue'), { minSpeechMs: 250, silenceMs: 1000, maxTurnMs: 20_000 });
+    const d = await detect(await loadClip16k('monologue'), { minSpeechMs: 250, silenceMs: 1000, maxTurnMs: 20_000 });
     const first = d.events.find((e) => e.type === 'end-of-turn');
     assert.ok(first && first.type === 'end-of-turn', fmt(d));
     assert.equal(first.reason, 'max-length');
@@ -168,7 +169,7 @@ describe('VAD finds the speech segments of the clips (±100 ms of manifest.json)
     test(`${name}: no candidate reaches speech-start`, async () => {
       const c = clip(name);
       assert.equal(c.speech.length, 0);
-      const d = detect(await loadClip16k(name), TURNS_300);
+      const d = await detect(await loadClip16k(name), TURNS_300);
       const started = d.events.filter((e) => e.type === 'speech-start' || e.type === 'end-of-turn');
       assert.deepEqual(started, [], `${name} produced a turn: ${JSON.stringify(d.events)}`);
       // Any candidate there was must have been dropped again.
@@ -182,7 +183,7 @@ describe('VAD finds the speech segments of the clips (±100 ms of manifest.json)
 describe('format variants find the same segment as weather.wav (±100 ms)', () => {
   let reference: Turn;
   before(async () => {
-    const d = detect(await loadClip16k('weather'), TURNS_300);
+    const d = await detect(await loadClip16k('weather'), TURNS_300);
     assert.equal(d.turns.length, 1, fmt(d));
     reference = d.turns[0]!;
   });
@@ -196,7 +197,7 @@ describe('format variants find the same segment as weather.wav (±100 ms)', () =
       assert.equal(audio.format, c.format);
       const samples = toMono16k(audio);
       assert.ok(Math.abs(samples.length / 16000 - c.duration) < 0.01, `duration ${samples.length / 16000} s`);
-      const d = detect(samples, TURNS_300);
+      const d = await detect(samples, TURNS_300);
       assert.equal(d.turns.length, 1, `${name}: ${fmt(d)}`);
       assertMatches(d.turns[0]!, c.speech[0]!, name, d);
       assertMatches(d.turns[0]!, { start: reference.startMs / 1000, end: reference.endMs / 1000 }, `${name} vs weather.wav`, d);

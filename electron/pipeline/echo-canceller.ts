@@ -68,16 +68,7 @@ export class EchoCanceller {
 
     const len = this.mic.length;
     const d = this.delay;
-    let mr = 0;
-    let rr = 0;
-    let mm = 0;
-    for (let i = len - n; i < len; i++) {
-      const r = this.ref[i - d]!;
-      const m = this.mic[i]!;
-      mr += m * r;
-      rr += r * r;
-      mm += m * m;
-    }
+    const { mr, rr, mm } = this.fit(d, n);
     this.lastCorrelation = rr > SILENT * n && mm > 0 ? mr / Math.sqrt(rr * mm) : 0;
     // Learn the gain only where the input is mostly echo; while the user talks over it, hold it.
     if (this.lastCorrelation >= LOCK_NCC && rr > SILENT * n) this.gain += 0.5 * (mr / rr - this.gain);
@@ -131,15 +122,7 @@ export class EchoCanceller {
     let fine = best * DECIMATE;
     let fineNcc = -Infinity;
     for (let d = Math.max(0, best * DECIMATE - DECIMATE); d <= Math.min(this.maxDelay, best * DECIMATE + DECIMATE); d++) {
-      let mr = 0;
-      let rr = 0;
-      let mm = 0;
-      for (let i = len - a; i < len; i++) {
-        const r = this.ref[i - d]!;
-        mr += this.mic[i]! * r;
-        rr += r * r;
-        mm += this.mic[i]! * this.mic[i]!;
-      }
+      const { mr, rr, mm } = this.fit(d, a);
       const ncc = rr > 0 && mm > 0 ? mr / Math.sqrt(rr * mm) : 0;
       if (ncc > fineNcc) {
         fineNcc = ncc;
@@ -150,15 +133,25 @@ export class EchoCanceller {
     if (fine !== this.delay) {
       this.delay = fine;
       // A new path: start the gain from the least-squares fit over the analysis span.
-      let mr = 0;
-      let rr = 0;
-      for (let i = len - a; i < len; i++) {
-        const r = this.ref[i - fine]!;
-        mr += this.mic[i]! * r;
-        rr += r * r;
-      }
+      const { mr, rr } = this.fit(fine, a);
       this.gain = rr > 0 ? Math.max(0, mr / rr) : 0;
     }
+  }
+
+  /** Cross and self energies of the last `n` input samples and the reference delayed by `d`. */
+  private fit(d: number, n: number): { mr: number; rr: number; mm: number } {
+    const len = this.mic.length;
+    let mr = 0;
+    let rr = 0;
+    let mm = 0;
+    for (let i = len - n; i < len; i++) {
+      const r = this.ref[i - d]!;
+      const m = this.mic[i]!;
+      mr += m * r;
+      rr += r * r;
+      mm += m * m;
+    }
+    return { mr, rr, mm };
   }
 
   reset(): void {

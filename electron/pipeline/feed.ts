@@ -48,6 +48,6 @@ export async function feedAudio(
       if (wait > 0) await sleep(wait);
       else await tick();
     }
-    pipeline.pushAudio(frame);
+    await pipeline.pushAudio(frame);
   }
 }

@@ -44,7 +44,7 @@ export async function loadEngines(
   ]);
 
   onProgress('vad', 'loading');
-  const vad = SileroVad.load(vadModel, s.endpointing.vadThreshold);
+  const vad = await SileroVad.load(vadModel, s.endpointing.vadThreshold);
   const models = { vad: describe(vadModel, vad.info) } as Record<ModelKind, ModelReport>;
   onProgress('vad', 'ready', models.vad);
 
@@ -63,5 +63,8 @@ export async function loadEngines(
   models.llm = describe(llmModel, llm.info satisfies LlmInfo);
   onProgress('llm', 'ready', models.llm);
 
-  return { vad, stt, llm, tts, models, dispose: () => llm.dispose() };
+  return { vad, stt, llm, tts, models, dispose: async () => {
+      await Promise.all([llm.dispose(), vad.dispose()]);
+    },
+  };
 }

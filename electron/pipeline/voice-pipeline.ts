@@ -86,6 +86,8 @@ export class VoicePipeline {
   private lastSpeechEndMs = -Infinity;
   private readonly ring = new AudioRing(Math.round((RING_MS / 1000) * VAD_SAMPLE_RATE));
   private readonly pendingFrame = new Float32Array(VAD_WINDOW);
+  private readonly frames: Float32Array[] = [];
+  private processing: Promise<void> = Promise.resolve();
   private pendingLength = 0;
   private samples = 0;
   private stt: SttSession | null = null;
@@ -141,9 +143,10 @@ export class VoicePipeline {
 
   /**
    * Feeds 16 kHz mono audio of any length. Non-finite samples are zeroed and values clamped,
-   * so a broken capture cannot poison the models.
+   * so a broken capture cannot poison the models. Windows are processed in order; the promise
+   * resolves once this audio has been.
    */
-  pushAudio(input: Float32Array): void {
+  pushAudio(input: Float32Array): Promise<void> {
     let o = 0;
     while (o < input.length) {
       const n = Math.min(VAD_WINDOW - this.pendingLength, input.length - o);
@@ -154,30 +157,44 @@ export class VoicePipeline {
       this.pendingLength += n;
       o += n;
       if (this.pendingLength === VAD_WINDOW) {
-        this.processWindow(this.pendingFrame.slice());
+        this.frames.push(this.pendingFrame.slice());
         this.pendingLength = 0;
+      }
+    }
+    this.processing = this.processing.then(() => this.drainFrames());
+    return this.processing;
+  }
+
+  private async drainFrames(): Promise<void> {
+    for (let w = this.frames.shift(); w; w = this.frames.shift()) {
+      try {
+        await this.processWindow(w);
+      } catch (e) {
+        // One bad window (a VAD failure) must not stop the assistant from listening.
+        this.events.emit({ type: 'error', t: this.clock.now(), message: `Audio processing failed: ${(e as Error).message}` });
       }
     }
     this.settle();
   }
 
-  private processWindow(input: Float32Array): void {
+  private async processWindow(input: Float32Array): Promise<void> {
     const { vad } = this.engines;
     const cfg = this.settings();
-    const now = this.clock.now();
     // Input time and the clock are tied once, at the first window: input arrives in jittery bursts,
     // but its samples are evenly spaced, so the echo reference is cut on the input's own timeline.
     // (A whole number of samples, so every piece of the reference lands on the same sample grid.)
-    this.inputToClockMs ??= Math.round((now - (this.audioMs + WINDOW_MS)) * (VAD_SAMPLE_RATE / 1000)) / (VAD_SAMPLE_RATE / 1000);
+    this.inputToClockMs ??= Math.round((this.clock.now() - (this.audioMs + WINDOW_MS)) * (VAD_SAMPLE_RATE / 1000)) / (VAD_SAMPLE_RATE / 1000);
     const heardFrom = this.audioMs + this.inputToClockMs;
     // The assistant's own voice, as the speaker played it over this window, is taken out first.
     const window = this.echo.process(input, this.output.audible(heardFrom, input.length));
     if (cfg.endpointing.vadThreshold !== vad.info.threshold) vad.setThreshold(cfg.endpointing.vadThreshold);
-    const speech = vad.accept(window);
+    const { speech, probability } = await vad.accept(window);
+    const now = this.clock.now();
     this.energy.push(window, speech);
     this.ring.push(window);
     this.samples += window.length;
     const atMs = this.audioMs;
+    this.events.emit({ type: 'vad', t: atMs, probability, speech, threshold: cfg.endpointing.vadThreshold });
     const phase = this.phase(now);
     this.apply(this.bargeIn.tick(now));
     if (cfg.mode === 'push-to-talk') {
