@@ -27,6 +27,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** Models shipped with the app (VAD at least), found last. */
 export const BUNDLED_MODELS_DIR = path.resolve(here, '../../native-models/bundled');
 
+const sec = (t: number) => `${(t / 1000).toFixed(2)} s`;
+
 function ms(x: number | null): string {
   return x === null ? '-' : `${Math.round(x)} ms`;
 }
@@ -35,9 +37,11 @@ export function formatTurn(r: TurnReport): string {
   const t = r.timings;
   const l = r.latency;
   return [
-    `turn ${r.index}  (${(t.speechStartMs / 1000).toFixed(2)}-${(t.speechEndMs / 1000).toFixed(2)} s, ended by ${r.endReason})`,
+    `turn ${r.index}  (${(t.speechStartMs / 1000).toFixed(2)}-${(t.speechEndMs / 1000).toFixed(2)} s, ended by ${r.endReason}` +
+      `${r.mergedContinuation ? ', merged continuation' : ''}${r.holdingPhrase ? ', holding phrase' : ''})`,
     `  user:      ${r.userText}`,
     `  assistant: ${r.assistantText}${r.interrupted ? `\n  heard:     ${r.heardText} [interrupted]` : ''}`,
+    ...(r.bargeIn ? [`  barge-in:  detected ${sec(r.bargeIn.detectedMs)}, playback stopped ${sec(r.bargeIn.playbackStoppedMs)}`] : []),
     `  latency:   endpoint ${ms(l.endpointMs)} | stt ${ms(l.sttMs)} | llm first token ${ms(l.llmTtftMs)} | tts first audio ${ms(l.ttsFirstAudioMs)} | voice-to-voice ${ms(l.voiceToVoiceMs)}`,
     ...(r.error ? [`  error:     ${r.error}`] : []),
   ].join('\n');
@@ -95,6 +99,10 @@ async function main(): Promise<void> {
     if (e.type === 'partial') log(`  … ${e.text}`);
     else if (e.type === 'turn') log(formatTurn(e.report));
     else if (e.type === 'notice' || e.type === 'error') log(`  ! ${e.message}`);
+    else if (e.type === 'playback') log(`  ${e.action === 'paused' ? '‖ playback paused: the user may be talking' : '▶ playback resumed: it was not speech'} (${sec(e.t)})`);
+    else if (e.type === 'interrupted') log(`  ✂ barge-in: answer ${e.turn} stopped (${sec(e.t)})`);
+    else if (e.type === 'merged') log(`  + the user went on before hearing answer ${e.turn}: merged into the next turn (${sec(e.t)})`);
+    else if (e.type === 'holding-phrase') log(`  … holding phrase "${e.text}" (${sec(e.t)})`);
   });
 
   try {

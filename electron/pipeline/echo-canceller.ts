@@ -19,6 +19,8 @@ export interface EchoCancellerOptions {
 const DECIMATE = 4;
 /** Correlation above which the input is taken to be mostly echo (the gain may be learnt from it). */
 const LOCK_NCC = 0.6;
+/** Correlation above which the input is echo alone, so the gain may be refined (not while the user talks). */
+const ADAPT_NCC = 0.9;
 /** Re-check the echo path every this many windows once locked. */
 const RECHECK_EVERY = 8;
 const SILENT = 1e-7;
@@ -71,7 +73,7 @@ export class EchoCanceller {
     const { mr, rr, mm } = this.fit(d, n);
     this.lastCorrelation = rr > SILENT * n && mm > 0 ? mr / Math.sqrt(rr * mm) : 0;
     // Learn the gain only where the input is mostly echo; while the user talks over it, hold it.
-    if (this.lastCorrelation >= LOCK_NCC && rr > SILENT * n) this.gain += 0.5 * (mr / rr - this.gain);
+    if (this.lastCorrelation >= ADAPT_NCC && rr > SILENT * n) this.gain += 0.5 * (mr / rr - this.gain);
     // Far less input than the model predicts: there is less echo than assumed (or none at all).
     else if (mm < 0.01 * this.gain * this.gain * rr) this.gain *= 0.5;
 

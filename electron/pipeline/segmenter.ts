@@ -117,7 +117,9 @@ export class Segmenter {
 
   private confirm(atMs: number, cfg: EndpointingConfig): SegmenterEvent[] {
     const s = this.state;
-    if (s.kind !== 'candidate' || atMs - s.startMs < cfg.minSpeechMs) return [];
+    // Measured on the audio, not on the lagging decision: a short burst the VAD still calls speech
+    // 150 ms after it ended must not pass for a long one.
+    if (s.kind !== 'candidate' || this.speechEnd(atMs) - s.startMs < cfg.minSpeechMs) return [];
     this.state = { kind: 'speaking', startMs: s.startMs };
     return [{ type: 'speech-start', startMs: s.startMs, atMs }];
   }
