@@ -66,12 +66,15 @@ describe('segmenter (pure policy on scripted timelines)', () => {
     assert.equal(of(split, 'end-of-turn').length, 2);
   });
 
-  it('ends a turn that never stops at maxTurnMs', () => {
-    const events = run([[0, 10_000]], 10_000, { ...cfg, maxTurnMs: 3000 });
+  it('ends a turn that never stops at maxTurnMs, and waits for a gap before the next one', () => {
+    const events = run([[0, 10_000], [11_000, 12_000]], 14_000, { ...cfg, maxTurnMs: 3000 });
     const ends = of(events, 'end-of-turn');
-    assert.ok(ends.length >= 2);
+    assert.equal(ends.length, 2, JSON.stringify(ends));
     assert.equal(ends[0]!.reason, 'max-length');
     assert.ok(ends[0]!.atMs - ends[0]!.speechStartMs >= 3000 && ends[0]!.atMs - ends[0]!.speechStartMs < 3000 + WINDOW_MS);
+    // The rest of the endless sound is not a turn; speech after a gap is.
+    assert.equal(ends[1]!.reason, 'silence');
+    assert.ok(Math.abs(ends[1]!.speechStartMs - 11_000) <= 16);
   });
 
   it('applies a settings change at the next window', () => {

@@ -37,6 +37,11 @@ const OFFSET_LOOKBACK_MS = 400;
  */
 export class Segmenter {
   private state: State = { kind: 'idle' };
+  /**
+   * After a turn was cut at maxTurnMs, what follows without a break is the same endless sound
+   * (noise, a monologue already answered): no new turn starts until the VAD hears a gap.
+   */
+  private awaitingGap = false;
 
   constructor(
     private readonly config: () => EndpointingConfig,
@@ -67,7 +72,8 @@ export class Segmenter {
     const out: SegmenterEvent[] = [];
     switch (s.kind) {
       case 'idle':
-        if (speech) {
+        if (this.awaitingGap) this.awaitingGap = speech;
+        else if (speech) {
           const startMs = this.energy.onsetBefore(atMs, ONSET_LOOKBACK_MS) ?? atMs;
           this.state = { kind: 'candidate', startMs, speaking: true, lastSpeechMs: atMs };
           out.push({ type: 'candidate', startMs, atMs });
@@ -130,6 +136,7 @@ export class Segmenter {
       return [this.end(atMs, 'silence', s.speechEndMs)];
     }
     if ((s.kind === 'speaking' || s.kind === 'trailing') && atMs - s.startMs >= cfg.maxTurnMs) {
+      this.awaitingGap = s.kind === 'speaking';
       return [this.end(atMs, 'max-length')];
     }
     return [];
@@ -155,5 +162,6 @@ export class Segmenter {
 
   reset(): void {
     this.state = { kind: 'idle' };
+    this.awaitingGap = false;
   }
 }
