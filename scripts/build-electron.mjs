@@ -13,7 +13,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const at = (...p) => path.join(root, ...p);
 
 /** Loaded from node_modules at run time: native addons must not be bundled (their file layout is load-bearing). */
-const NATIVE = ['electron', 'node-llama-cpp', '@node-llama-cpp/*', 'sherpa-onnx-node', 'sherpa-onnx-node/*', 'sherpa-onnx-*'];
+const NATIVE = ['electron', 'node-llama-cpp', '@node-llama-cpp/*', 'sherpa-onnx-node', 'sherpa-onnx-node/*', 'sherpa-onnx-*', 'onnxruntime-node'];
 
 const common = {
   bundle: true,
