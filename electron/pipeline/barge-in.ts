@@ -85,8 +85,4 @@ export class BargeInPolicy {
     if (phase === 'pending') return [{ type: 'continue-turn', atMs }];
     return [];
   }
-
-  reset(): void {
-    this.held = null;
-  }
 }

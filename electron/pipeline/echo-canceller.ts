@@ -35,8 +35,6 @@ export class EchoCanceller {
   private windows = 0;
   /** Samples since the reference last had signal (the echo can outlast it by maxDelay). */
   private refQuiet = Infinity;
-  /** Normalised correlation of the input with the delayed reference in the last window. */
-  lastCorrelation = 0;
 
   constructor(opts: EchoCancellerOptions) {
     this.maxDelay = Math.round((opts.maxDelayMs / 1000) * opts.sampleRate);
@@ -60,10 +58,7 @@ export class EchoCanceller {
     shiftIn(this.mic, mic);
     shiftIn(this.ref, ref ?? new Float32Array(n));
     this.refQuiet = ref && energy(ref, 0, n) > SILENT * n ? 0 : this.refQuiet + n;
-    if (this.refQuiet > this.maxDelay + n) {
-      this.lastCorrelation = 0;
-      return mic;
-    }
+    if (this.refQuiet > this.maxDelay + n) return mic;
     this.windows++;
     if (this.delay === null || this.windows % RECHECK_EVERY === 0) this.estimatePath();
     if (this.delay === null) return mic;
@@ -71,9 +66,10 @@ export class EchoCanceller {
     const len = this.mic.length;
     const d = this.delay;
     const { mr, rr, mm } = this.fit(d, n);
-    this.lastCorrelation = rr > SILENT * n && mm > 0 ? mr / Math.sqrt(rr * mm) : 0;
+    // Normalised correlation of the input with the delayed reference over this window.
+    const ncc = rr > SILENT * n && mm > 0 ? mr / Math.sqrt(rr * mm) : 0;
     // Learn the gain only where the input is mostly echo; while the user talks over it, hold it.
-    if (this.lastCorrelation >= ADAPT_NCC && rr > SILENT * n) this.gain += 0.5 * (mr / rr - this.gain);
+    if (ncc >= ADAPT_NCC && rr > SILENT * n) this.gain += 0.5 * (mr / rr - this.gain);
     // Far less input than the model predicts: there is less echo than assumed (or none at all).
     else if (mm < 0.01 * this.gain * this.gain * rr) this.gain *= 0.5;
 
@@ -156,13 +152,6 @@ export class EchoCanceller {
     return { mr, rr, mm };
   }
 
-  reset(): void {
-    this.mic.fill(0);
-    this.ref.fill(0);
-    this.delay = null;
-    this.gain = 0;
-    this.refQuiet = Infinity;
-  }
 }
 
 function shiftIn(buf: Float32Array, x: Float32Array): void {

@@ -1,4 +1,4 @@
-import { VAD_SAMPLE_RATE, VAD_WINDOW } from '../engines/vad';
+import { VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad';
 import { FastForwardClock, type Clock } from './clock';
 import type { AudioOutput } from './output';
 import type { VoicePipeline } from './voice-pipeline';
@@ -26,12 +26,11 @@ export async function feedAudio(
   output: AudioOutput,
   opts: FeedOptions,
 ): Promise<number> {
-  const frameMs = (VAD_WINDOW / VAD_SAMPLE_RATE) * 1000;
   const maxTailMs = opts.maxTailMs ?? 120_000;
   const inputMs = (samples.length / VAD_SAMPLE_RATE) * 1000;
   for (let k = 0; ; k++) {
-    const startMs = k * frameMs;
-    const endMs = startMs + frameMs;
+    const startMs = k * VAD_WINDOW_MS;
+    const endMs = startMs + VAD_WINDOW_MS;
     const inInput = startMs < inputMs;
     if (!inInput) {
       const finished = !pipeline.active && output.endMs <= startMs;

@@ -44,9 +44,9 @@ export interface AudioOutput {
 interface Chunk {
   from: number;
   to: number;
-  /** At 16 kHz (the echo reference) and at the source rate (what is played/rendered). */
-  at16k: Float32Array;
   samples: Float32Array;
+  /** The same at 16 kHz (the echo reference), made when first asked for: not on the way to the speaker. */
+  at16k: Float32Array | null;
   sampleRate: number;
 }
 
@@ -99,7 +99,7 @@ export class PlaybackSchedule implements AudioOutput {
     const durationMs = (samples.length / sampleRate) * 1000;
     const from = this.queued;
     const to = from + durationMs;
-    this.chunks.push({ from, to, samples, sampleRate, at16k: sampleRate === REF_RATE ? samples : resample(samples, sampleRate, REF_RATE) });
+    this.chunks.push({ from, to, samples, sampleRate, at16k: sampleRate === REF_RATE ? samples : null });
     this.queued = to;
     this.prune(atMs);
     const startMs = this.wallOf(from, atMs);
@@ -182,7 +182,7 @@ export class PlaybackSchedule implements AudioOutput {
       const a = Math.max(c.from, s.from);
       const b = Math.min(c.to, s.to);
       if (b <= a) continue;
-      const src = ref ? c.at16k : c.samples;
+      const src = ref ? (c.at16k ??= resample(c.samples, c.sampleRate, REF_RATE)) : c.samples;
       const srcRate = ref ? REF_RATE : c.sampleRate;
       if (srcRate !== rate) throw new Error('PlaybackSchedule: mixed sample rates');
       const srcStart = Math.round(((a - c.from) / 1000) * rate);

@@ -229,7 +229,6 @@ export class Reply {
     const clauses = this.scheduled.map((s) => s.clause);
     this.outcome.interrupted = true;
     this.outcome.heardText = heardPrefix(this.outcome.assistantText, clauses, played, fraction);
-    if (this.outcome.lastAudioMs !== null) this.outcome.lastAudioMs = Math.min(this.outcome.lastAudioMs, atMs);
     this.deps.events.emit({ type: 'interrupted', t: atMs, turn: this.turn, heardText: this.outcome.heardText });
     return this.outcome.heardText;
   }

@@ -1,6 +1,6 @@
 import type { SpeechRecognizer, SttSession } from '../engines/stt';
 import type { VoiceActivityDetector } from '../engines/vad';
-import { VAD_SAMPLE_RATE, VAD_WINDOW } from '../engines/vad';
+import { VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad';
 import type { LanguageModel } from '../engines/llm';
 import type { SpeechSynthesizer } from '../engines/tts';
 import type { Settings } from '../settings/schema';
@@ -42,7 +42,6 @@ interface Carried {
   transcript: Promise<string>;
 }
 
-const WINDOW_MS = (VAD_WINDOW / VAD_SAMPLE_RATE) * 1000;
 
 /** Audio kept for prefix padding and boundary look-back. */
 const RING_MS = 1500;
@@ -183,7 +182,7 @@ export class VoicePipeline {
     // Input time and the clock are tied once, at the first window: input arrives in jittery bursts,
     // but its samples are evenly spaced, so the echo reference is cut on the input's own timeline.
     // (A whole number of samples, so every piece of the reference lands on the same sample grid.)
-    this.inputToClockMs ??= Math.round((this.clock.now() - (this.audioMs + WINDOW_MS)) * (VAD_SAMPLE_RATE / 1000)) / (VAD_SAMPLE_RATE / 1000);
+    this.inputToClockMs ??= Math.round((this.clock.now() - (this.audioMs + VAD_WINDOW_MS)) * (VAD_SAMPLE_RATE / 1000)) / (VAD_SAMPLE_RATE / 1000);
     const heardFrom = this.audioMs + this.inputToClockMs;
     // The assistant's own voice, as the speaker played it over this window, is taken out first.
     const window = this.echo.process(input, this.output.audible(heardFrom, input.length));
