@@ -1,53 +1,198 @@
 /**
- * The contract between the main process, the preload and the renderer: channel names and the
- * narrow API the preload exposes as `window.assistant`. Types only plus string constants, so the
- * sandboxed preload and the renderer can import it without pulling in Node code.
+ * The one contract between the main-process controller and the renderer, whatever carries it:
+ * Electron IPC in the app (preload + contextBridge) or the local WebSocket bridge (`dev:web`, the
+ * end-to-end tests). Types plus small pure validators, so the sandboxed preload, the renderer and
+ * the bridge can all import it without pulling in Node code.
  */
 import type { PipelineEvent } from './pipeline/events';
+import type { LlmBackend } from './engines/llm';
 import type { Settings } from './settings/schema';
 
 export const IPC = {
   /** renderer -> main (send): one frame of 16 kHz mono microphone audio, a Float32Array. */
   micAudio: 'mic-audio',
-  /** main -> renderer: a PipelineEvent. */
-  pipelineEvent: 'pipeline-event',
+  /** renderer -> main (send): a Command. */
+  command: 'command',
+  /** renderer -> main (invoke): a Request; answers with its Response. */
+  request: 'request',
+  /** main -> renderer: an AppEvent. */
+  appEvent: 'app-event',
   /** main -> renderer: assistant speech to play (AssistantAudio). */
   assistantAudio: 'assistant-audio',
   /** main -> renderer: pause, resume or stop-and-flush playback (AssistantAudioControl). */
   assistantAudioControl: 'assistant-audio-control',
-  /** renderer -> main (invoke): the settings in effect. */
-  settingsGet: 'settings:get',
-  /** renderer -> main (invoke): apply a partial settings object. */
-  settingsUpdate: 'settings:update',
 } as const;
 
 /** The most samples one mic-audio message may carry (1 s at 16 kHz); larger frames are dropped. */
 export const MAX_MIC_FRAME_SAMPLES = 16000;
+export const MIC_SAMPLE_RATE = 16000;
 
-/** A chunk of the assistant's voice; `startMs` is when it should start, on the pipeline clock. */
+/**
+ * A chunk of the assistant's voice. `from` is its position in the output stream (ms of audio,
+ * pauses not counted): the player reports progress on the same axis. `startMs` is when the
+ * pipeline expects it to start (pipeline clock).
+ */
 export interface AssistantAudio {
   samples: Float32Array;
   sampleRate: number;
+  from: number;
   startMs: number;
 }
 
-/** Nothing queued may play after `atMs` (pipeline clock). */
+/** Nothing queued may play after the control arrives (`atMs` is pipeline time, for the record). */
 export interface AssistantAudioControl {
   action: 'pause' | 'resume' | 'stop';
   atMs: number;
 }
 
-/** `settings:update` answers with the new settings, or why the patch was refused (nothing saved). */
-export type SettingsUpdateResult = Settings | { error: string };
+/** Fire-and-forget commands from the renderer. */
+export type Command =
+  /** Microphone on or off (off: frames are ignored, any turn in progress ends). */
+  | { type: 'set-listening'; listening: boolean }
+  /** The hold-to-talk button or Space key (push-to-talk mode). */
+  | { type: 'push-to-talk'; down: boolean }
+  /** Stop the answer now (a button, Escape). */
+  | { type: 'interrupt' }
+  /** Forget the conversation so far. */
+  | { type: 'reset-conversation' }
+  /** The player's stream position (ms), what has actually reached the speaker. */
+  | { type: 'playback-progress'; position: number };
 
-/** What the preload exposes to the page as `window.assistant`. */
+export type ModelKind = 'vad' | 'stt' | 'llm' | 'tts';
+
+export interface ModelStatus {
+  kind: ModelKind;
+  state: 'waiting' | 'loading' | 'ready' | 'error';
+  id?: string;
+  name?: string;
+  loadMs?: number;
+}
+
+export interface LlmStatus {
+  backend: LlmBackend;
+  gpuDevices: string[];
+  gpuLayers: number;
+  totalLayers: number;
+  contextSize: number;
+  softwareGpuSkipped?: string;
+}
+
+export interface AppStatus {
+  /** starting: settings not read yet; loading: models loading; ready: listening possible; error: see `error`. */
+  phase: 'starting' | 'loading' | 'ready' | 'error';
+  listening: boolean;
+  models: ModelStatus[];
+  llm: LlmStatus | null;
+  /** Why the assistant is not available, and what to do about it. */
+  error: string | null;
+}
+
+export interface Snapshot {
+  settings: Settings;
+  status: AppStatus;
+  /** Notices raised before this renderer connected (e.g. a corrupt settings file was replaced). */
+  notices: string[];
+}
+
+/** Requests that get an answer. */
+export type Request =
+  | { type: 'get-snapshot' }
+  | { type: 'update-settings'; patch: unknown }
+  | { type: 'reset-settings' };
+
+/** `update-settings` answers with the new settings, or why the patch was refused (nothing saved). */
+export type SettingsUpdateResult = { ok: true; settings: Settings } | { ok: false; error: string };
+
+export interface Responses {
+  'get-snapshot': Snapshot;
+  'update-settings': SettingsUpdateResult;
+  'reset-settings': SettingsUpdateResult;
+}
+export type ResponseOf<R extends Request> = Responses[R['type']];
+
+/** Everything main tells the renderer besides audio. */
+export type AppEvent =
+  | { type: 'pipeline'; event: PipelineEvent }
+  | { type: 'settings'; settings: Settings }
+  | { type: 'status'; status: AppStatus }
+  | { type: 'notice'; level: 'info' | 'error'; message: string };
+
+/** What the renderer talks to: `window.assistant` in the app, a WebSocket client in a browser. */
 export interface AssistantApi {
   /** Sends one frame of 16 kHz mono audio (at most MAX_MIC_FRAME_SAMPLES samples). */
   sendAudio(frame: Float32Array): void;
-  /** Calls `cb` for each pipeline event; returns a function that unsubscribes. */
-  onEvent(cb: (event: PipelineEvent) => void): () => void;
+  send(command: Command): void;
+  request<R extends Request>(request: R): Promise<ResponseOf<R>>;
+  /** Each subscription returns a function that unsubscribes. */
+  onEvent(cb: (event: AppEvent) => void): () => void;
   onAudio(cb: (audio: AssistantAudio) => void): () => void;
   onAudioControl(cb: (control: AssistantAudioControl) => void): () => void;
-  getSettings(): Promise<Settings>;
-  updateSettings(patch: unknown): Promise<SettingsUpdateResult>;
+}
+
+// ---------------------------------------------------------------------------
+// Validation at the boundary: anything from the renderer is untrusted input.
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function onlyKeys(v: Record<string, unknown>, keys: readonly string[], what: string): string | null {
+  const extra = Object.keys(v).filter((k) => !keys.includes(k));
+  return extra.length ? `${what} has unknown field(s) ${extra.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}` : null;
+}
+
+export function parseCommand(v: unknown): Parsed<Command> {
+  if (!isRecord(v) || typeof v.type !== 'string') return { ok: false, error: 'a command must be an object with a "type"' };
+  const bad = (msg: string): Parsed<Command> => ({ ok: false, error: `command ${JSON.stringify(v.type).slice(0, 40)}: ${msg}` });
+  switch (v.type) {
+    case 'set-listening': {
+      const extra = onlyKeys(v, ['type', 'listening'], 'set-listening');
+      if (extra) return bad(extra);
+      return typeof v.listening === 'boolean' ? { ok: true, value: { type: v.type, listening: v.listening } } : bad('"listening" must be true or false');
+    }
+    case 'push-to-talk': {
+      const extra = onlyKeys(v, ['type', 'down'], 'push-to-talk');
+      if (extra) return bad(extra);
+      return typeof v.down === 'boolean' ? { ok: true, value: { type: v.type, down: v.down } } : bad('"down" must be true or false');
+    }
+    case 'interrupt':
+    case 'reset-conversation': {
+      const extra = onlyKeys(v, ['type'], v.type);
+      return extra ? bad(extra) : { ok: true, value: { type: v.type } };
+    }
+    case 'playback-progress': {
+      const extra = onlyKeys(v, ['type', 'position'], 'playback-progress');
+      if (extra) return bad(extra);
+      return typeof v.position === 'number' && Number.isFinite(v.position) && v.position >= 0
+        ? { ok: true, value: { type: v.type, position: v.position } }
+        : bad('"position" must be a finite number of ms, 0 or more');
+    }
+    default:
+      return bad('is not a known command');
+  }
+}
+
+export function parseRequest(v: unknown): Parsed<Request> {
+  if (!isRecord(v) || typeof v.type !== 'string') return { ok: false, error: 'a request must be an object with a "type"' };
+  switch (v.type) {
+    case 'get-snapshot':
+    case 'reset-settings': {
+      const extra = onlyKeys(v, ['type'], v.type);
+      return extra ? { ok: false, error: extra } : { ok: true, value: { type: v.type } };
+    }
+    case 'update-settings': {
+      const extra = onlyKeys(v, ['type', 'patch'], v.type);
+      // The patch itself is validated field by field against the settings schema.
+      return extra ? { ok: false, error: extra } : { ok: true, value: { type: v.type, patch: v.patch } };
+    }
+    default:
+      return { ok: false, error: `request ${JSON.stringify(v.type).slice(0, 40)} is not a known request` };
+  }
+}
+
+/** A microphone frame as the boundary accepts it; anything else is dropped. */
+export function isMicFrame(v: unknown): v is Float32Array {
+  return v instanceof Float32Array && v.length > 0 && v.length <= MAX_MIC_FRAME_SAMPLES;
 }

@@ -3,48 +3,30 @@
  * pipeline fed by microphone frames from the renderer. All policy lives in window-policy.ts and all
  * voice logic in pipeline/; this file only wires them to Electron.
  */
-import { app, BrowserWindow, ipcMain, session, type IpcMainEvent, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, ipcMain, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defaultUserModelsDir, searchOrder } from '../native-models/resolver';
-import { isUserError } from './errors';
-import { IPC, MAX_MIC_FRAME_SAMPLES, type SettingsUpdateResult } from './ipc-contract';
-import { RealtimeClock } from './pipeline/clock';
-import type { PipelineEvent } from './pipeline/events';
-import { loadEngines, type LoadedEngines } from './pipeline/load-engines';
-import { VoicePipeline } from './pipeline/voice-pipeline';
-import { RendererOutput } from './renderer-output';
-import { SettingsStore } from './settings/file';
-import type { Settings } from './settings/schema';
+import { AssistantController } from './app/controller';
+import { IPC, type AppEvent } from './ipc-contract';
+import type { AudioSink } from './renderer-output';
 import { isAllowedNavigation, isAllowedPermission, isAppUrl, pageIdentity, secureWebPreferences, withCspHeader } from './window-policy';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 let win: BrowserWindow | null = null;
-let pipeline: VoicePipeline | null = null;
-let engines: LoadedEngines | null = null;
+let controller: AssistantController | null = null;
 let disposed = false;
 
-const clock = new RealtimeClock();
-const output = new RendererOutput(() => (win && !win.isDestroyed() ? win.webContents : null));
-
-/** Events sent before the page has loaded are kept and delivered once it has. */
-let pageLoaded = false;
-const early: PipelineEvent[] = [];
-
-function sendEvent(e: PipelineEvent): void {
-  if (!pageLoaded) {
-    early.push(e);
-    return;
-  }
-  if (win && !win.isDestroyed()) win.webContents.send(IPC.pipelineEvent, e);
+/** The window's page, once it has loaded (events before that are in the snapshot it asks for). */
+function page(): WebContents | null {
+  return win && !win.isDestroyed() && !win.webContents.isLoading() ? win.webContents : null;
 }
 
-function messageOf(err: unknown, what: string): string {
-  if (isUserError(err)) return err.message;
-  console.error(err);
-  return `${what}: ${err instanceof Error ? err.message : String(err)}`;
-}
+const audioSink: AudioSink = {
+  audio: (a) => page()?.send(IPC.assistantAudio, a),
+  control: (c) => page()?.send(IPC.assistantAudioControl, c),
+};
 
 /** The page the window shows: a dev server (ELECTRON_RENDERER_URL, unpackaged only) or the built file. */
 function rendererUrl(): string {
@@ -81,17 +63,15 @@ function secureSession(appUrl: string): void {
 
 function createWindow(appUrl: string): BrowserWindow {
   const w = new BrowserWindow({
-    width: 900,
-    height: 700,
+    width: 1200,
+    height: 820,
+    minWidth: 720,
+    minHeight: 560,
     title: 'Local Voice Assistant',
     show: false,
     webPreferences: secureWebPreferences(path.join(here, 'preload.cjs')),
   });
   w.once('ready-to-show', () => w.show());
-  w.webContents.on('did-finish-load', () => {
-    pageLoaded = true;
-    for (const e of early.splice(0)) w.webContents.send(IPC.pipelineEvent, e);
-  });
   w.on('closed', () => {
     win = null;
   });
@@ -99,59 +79,18 @@ function createWindow(appUrl: string): BrowserWindow {
   return w;
 }
 
-function registerIpc(appUrl: string, settings: SettingsStore, settingsLoaded: Promise<unknown>): void {
-  let lastAudioError = '';
+function registerIpc(appUrl: string, c: AssistantController): void {
   ipcMain.on(IPC.micAudio, (e, frame: unknown) => {
-    if (!fromApp(e, appUrl) || !pipeline) return;
-    if (!(frame instanceof Float32Array) || frame.length === 0 || frame.length > MAX_MIC_FRAME_SAMPLES) return;
-    try {
-      void pipeline.pushAudio(frame);
-    } catch (err) {
-      // Reported once per distinct failure, not once per 20 ms frame.
-      const message = messageOf(err, 'Audio processing failed');
-      if (message !== lastAudioError) sendEvent({ type: 'error', t: clock.now(), message });
-      lastAudioError = message;
-    }
+    if (fromApp(e, appUrl)) c.pushAudio(frame);
   });
-
-  ipcMain.handle(IPC.settingsGet, async (e): Promise<Settings> => {
-    if (!fromApp(e, appUrl)) throw new Error('settings:get refused: not the app page');
-    await settingsLoaded;
-    return settings.current;
+  ipcMain.on(IPC.command, (e, command: unknown) => {
+    if (fromApp(e, appUrl)) c.command(command);
   });
-
-  ipcMain.handle(IPC.settingsUpdate, async (e, patch: unknown): Promise<SettingsUpdateResult> => {
-    if (!fromApp(e, appUrl)) throw new Error('settings:update refused: not the app page');
-    await settingsLoaded;
-    try {
-      return await settings.update(patch);
-    } catch (err) {
-      return { error: messageOf(err, 'Could not update the settings') };
-    }
+  ipcMain.handle(IPC.request, async (e, request: unknown) => {
+    if (!fromApp(e, appUrl)) throw new Error('request refused: not the app page');
+    return c.request(request);
   });
-}
-
-async function startPipeline(settings: SettingsStore, settingsLoaded: Promise<{ notice?: string }>): Promise<void> {
-  const { notice } = await settingsLoaded;
-  if (notice) sendEvent({ type: 'notice', t: clock.now(), message: notice });
-  const s = settings.current;
-  const roots = searchOrder({ explicit: s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: bundledModelsDir() });
-  try {
-    engines = await loadEngines(
-      () => settings.current,
-      roots,
-      (kind, phase, model) =>
-        sendEvent({ type: 'notice', t: clock.now(), message: phase === 'loading' ? `Loading the ${kind} model…` : `Loaded ${model?.name ?? kind}.` }),
-    );
-  } catch (err) {
-    // A missing or broken model is the user's to fix: say so in the window instead of crashing.
-    sendEvent({ type: 'error', t: clock.now(), message: messageOf(err, 'Could not load the models') });
-    return;
-  }
-  if (disposed) return;
-  pipeline = new VoicePipeline(engines, output, clock, () => settings.current);
-  pipeline.events.on(sendEvent);
-  sendEvent({ type: 'state', t: clock.now(), state: 'listening' });
+  c.on((event: AppEvent) => page()?.send(IPC.appEvent, event));
 }
 
 function main(): void {
@@ -178,11 +117,10 @@ function main(): void {
   app.on('window-all-closed', () => app.quit());
 
   app.on('will-quit', (event) => {
-    if (disposed) return;
+    if (disposed || !controller) return;
     disposed = true;
-    if (!engines) return;
     event.preventDefault();
-    void engines
+    void controller
       .dispose()
       .catch((err: unknown) => console.error('Could not release the models:', err))
       .finally(() => app.quit());
@@ -190,14 +128,16 @@ function main(): void {
 
   void app.whenReady().then(() => {
     const appUrl = rendererUrl();
-    const settings = new SettingsStore(path.join(app.getPath('userData'), 'settings.json'));
-    const settingsLoaded = settings.load();
+    const c = new AssistantController({
+      settingsFile: path.join(app.getPath('userData'), 'settings.json'),
+      modelRoots: (s) => searchOrder({ explicit: s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: bundledModelsDir() }),
+      audioSink: () => audioSink,
+    });
+    controller = c;
     secureSession(appUrl);
-    registerIpc(appUrl, settings, settingsLoaded);
+    registerIpc(appUrl, c);
     win = createWindow(appUrl);
-    startPipeline(settings, settingsLoaded).catch((err: unknown) =>
-      sendEvent({ type: 'error', t: clock.now(), message: messageOf(err, 'The assistant could not start') }),
-    );
+    c.start().catch((err: unknown) => console.error('The assistant could not start:', err));
   });
 }
 

@@ -1,50 +1,68 @@
 /**
- * The assistant's voice in the app: scheduled on the pipeline clock exactly like TimelineOutput and
- * sent to the renderer, which plays it and obeys pause, resume and stop.
+ * The assistant's voice in the app: scheduled on the pipeline clock like TimelineOutput and sent to
+ * the renderer's player, which obeys pause, resume and stop and reports how far it has actually
+ * played. That report, not the schedule's estimate, is what `heardText` is cut from.
  */
 import { PlaybackSchedule, type ScheduledAudio } from './pipeline/output';
-import { IPC, type AssistantAudio, type AssistantAudioControl } from './ipc-contract';
+import type { Clock } from './pipeline/clock';
+import type { AssistantAudio, AssistantAudioControl } from './ipc-contract';
 
-/** The part of Electron's WebContents this needs (kept structural so it is testable without Electron). */
+/** Where the audio goes (a window, a WebSocket client); null when nothing is connected. */
 export interface AudioSink {
-  send(channel: string, ...args: unknown[]): void;
-  isDestroyed(): boolean;
+  audio(audio: AssistantAudio): void;
+  control(control: AssistantAudioControl): void;
 }
 
+/** A progress report older than this no longer says where the player is (window closed, stalled). */
+const STALE_MS = 500;
+
 export class RendererOutput extends PlaybackSchedule {
-  constructor(private readonly sink: () => AudioSink | null) {
+  private reported: { position: number; atMs: number } | null = null;
+
+  constructor(
+    private readonly sink: () => AudioSink | null,
+    private readonly clock: Clock,
+  ) {
     super();
+  }
+
+  /** The player has played up to stream position `position` (ms). */
+  reportProgress(position: number): void {
+    this.reported = { position, atMs: this.clock.now() };
+  }
+
+  /**
+   * The schedule's estimate, held back to what the player reported (plus the time since): audio
+   * reaches the speaker a little after it is scheduled, and only what was played was heard.
+   */
+  override position(atMs: number): number {
+    const scheduled = super.position(atMs);
+    const r = this.reported;
+    if (!r || atMs - r.atMs > STALE_MS) return scheduled;
+    return Math.min(scheduled, r.position + (this.paused ? 0 : Math.max(0, atMs - r.atMs)));
   }
 
   override enqueue(samples: Float32Array, sampleRate: number, atMs: number): ScheduledAudio {
     const scheduled = super.enqueue(samples, sampleRate, atMs);
-    const audio: AssistantAudio = { samples, sampleRate, startMs: scheduled.startMs };
-    this.send(IPC.assistantAudio, audio);
+    this.sink()?.audio({ samples, sampleRate, from: scheduled.from, startMs: scheduled.startMs });
     return scheduled;
   }
 
   override pause(atMs: number): void {
     super.pause(atMs);
-    this.control('pause', atMs);
+    this.sink()?.control({ action: 'pause', atMs });
   }
 
   override resume(atMs: number): void {
     super.resume(atMs);
-    this.control('resume', atMs);
+    this.sink()?.control({ action: 'resume', atMs });
   }
 
   override stop(atMs: number): number {
-    this.control('stop', atMs);
-    return super.stop(atMs);
-  }
-
-  private control(action: AssistantAudioControl['action'], atMs: number): void {
-    this.send(IPC.assistantAudioControl, { action, atMs } satisfies AssistantAudioControl);
-  }
-
-  private send(channel: string, payload: unknown): void {
-    const sink = this.sink();
-    // No window (closed, reloading): the audio is dropped, the pipeline's timing stays the same.
-    if (sink && !sink.isDestroyed()) sink.send(channel, payload);
+    this.sink()?.control({ action: 'stop', atMs });
+    const stopped = super.stop(atMs);
+    // The player flushes: its earlier reports describe audio that no longer exists.
+    this.reported = null;
+    return stopped;
   }
 }

@@ -18,6 +18,7 @@ export interface SecureWebPreferences {
   webviewTag: false;
   navigateOnDragDrop: false;
   spellcheck: false;
+  autoplayPolicy: 'no-user-gesture-required';
 }
 
 export function secureWebPreferences(preloadPath: string): SecureWebPreferences {
@@ -35,6 +36,8 @@ export function secureWebPreferences(preloadPath: string): SecureWebPreferences 
     navigateOnDragDrop: false,
     // The spellchecker may download dictionaries; a voice UI has little to spell-check.
     spellcheck: false,
+    // The assistant's answer must play without a click first: speaking is what it is for.
+    autoplayPolicy: 'no-user-gesture-required',
   };
 }
 

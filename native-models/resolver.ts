@@ -6,6 +6,7 @@
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UserError } from '../electron/errors';
 import { ALL_MODELS } from './catalog';
 import type { ModelEntry, ModelKind, ResolvedModel } from './types';
@@ -62,6 +63,24 @@ export function defaultUserModelsDir(
   const dataHome = xdg && path.posix.isAbsolute(xdg) ? xdg : path.posix.join(home, '.local', 'share');
   return path.posix.join(dataHome, APP_NAME, 'models');
 }
+
+/**
+ * The per-OS folder for settings: where Electron's app.getPath('userData') points for this app, so
+ * `dev:web` and the installed app share one settings file.
+ */
+export function defaultUserDataDir(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = os.homedir(),
+): string {
+  if (platform === 'win32') return path.win32.join(env.APPDATA || path.win32.join(home, 'AppData', 'Roaming'), APP_NAME);
+  if (platform === 'darwin') return path.posix.join(home, 'Library', 'Application Support', APP_NAME);
+  const xdg = env.XDG_CONFIG_HOME;
+  return path.posix.join(xdg && path.posix.isAbsolute(xdg) ? xdg : path.posix.join(home, '.config'), APP_NAME);
+}
+
+/** native-models/bundled in a source checkout (the packaged app finds its copy under resources/). */
+export const BUNDLED_MODELS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'bundled');
 
 type Probe =
   | { status: 'ok'; model: ResolvedModel }

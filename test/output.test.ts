@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IPC, type AssistantAudio, type AssistantAudioControl } from '../electron/ipc-contract';
+import { type AssistantAudio, type AssistantAudioControl } from '../electron/ipc-contract';
 import { TimelineOutput } from '../electron/pipeline/output';
 import { RendererOutput, type AudioSink } from '../electron/renderer-output';
 
@@ -74,30 +74,53 @@ describe('playback schedule (the speaker on the pipeline clock)', () => {
 });
 
 describe('RendererOutput', () => {
-  it('schedules like the timeline and forwards audio and pause/resume/stop to the renderer', () => {
-    const sent: { channel: string; payload: unknown }[] = [];
-    let destroyed = false;
-    const sink: AudioSink = { send: (channel, payload) => sent.push({ channel, payload }), isDestroyed: () => destroyed };
-    const out = new RendererOutput(() => sink);
+  function setup() {
+    const sent: (AssistantAudio | AssistantAudioControl)[] = [];
+    let connected = true;
+    const sink: AudioSink = { audio: (a) => sent.push(a), control: (c) => sent.push(c) };
+    let now = 0;
+    const clock = { now: () => now };
+    const out = new RendererOutput(() => (connected ? sink : null), clock);
+    return { out, sent, setNow: (t: number) => (now = t), disconnect: () => (connected = false) };
+  }
+
+  it('schedules like the timeline and forwards audio (with its stream position) and pause/resume/stop', () => {
+    const { out, sent, disconnect } = setup();
     const a = new Float32Array(8000);
     assert.deepEqual(out.enqueue(a, 16000, 100), { from: 0, to: 500, startMs: 100, endMs: 600 });
     out.pause(200);
     out.resume(300);
     assert.equal(out.stop(400), 400);
-    assert.deepEqual(
-      sent.map((s) => s.channel),
-      [IPC.assistantAudio, IPC.assistantAudioControl, IPC.assistantAudioControl, IPC.assistantAudioControl],
-    );
-    const first = sent[0]!.payload as AssistantAudio;
+    assert.equal(sent.length, 4);
+    const first = sent[0] as AssistantAudio;
     assert.equal(first.samples, a);
     assert.equal(first.startMs, 100);
-    assert.deepEqual(
-      sent.slice(1).map((s) => s.payload as AssistantAudioControl),
-      [{ action: 'pause', atMs: 200 }, { action: 'resume', atMs: 300 }, { action: 'stop', atMs: 400 }],
-    );
-    // A closed window drops the audio but keeps the timing.
-    destroyed = true;
+    assert.equal(first.from, 0);
+    assert.deepEqual(sent.slice(1), [
+      { action: 'pause', atMs: 200 },
+      { action: 'resume', atMs: 300 },
+      { action: 'stop', atMs: 400 },
+    ]);
+    // With no renderer connected the audio is dropped but the timing stays.
+    disconnect();
     assert.equal(out.enqueue(new Float32Array(1600), 16000, 3000).startMs, 3000);
     assert.equal(sent.length, 4);
+  });
+
+  it('cuts what was heard at the position the player reported, not the schedule estimate', () => {
+    const { out, setNow } = setup();
+    out.enqueue(new Float32Array(16000), 16000, 0); // 1 s of audio from t=0
+    setNow(400);
+    out.reportProgress(320); // the player runs 80 ms behind the schedule
+    assert.equal(out.position(400), 320);
+    assert.equal(out.position(450), 370, 'extrapolated from the report');
+    // A stale report (player gone) falls back to the schedule.
+    assert.equal(out.position(1000), 1000);
+    setNow(600);
+    out.reportProgress(520);
+    out.stop(600);
+    assert.equal(out.queuedTo, 520, 'the flush keeps only what was played');
+    // After the flush, the next audio starts where the player stopped.
+    assert.equal(out.enqueue(new Float32Array(1600), 16000, 700).from, 520);
   });
 });

@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
+import { BUNDLED_MODELS_DIR, defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
 import { readWavFile, writeWavFile } from '../audio/wav';
 import { toMono16k } from '../audio/resample';
 import { loadSettingsFile } from '../settings/file';
@@ -23,9 +23,6 @@ import { parseCli, parsePttSchedule, runCli } from './args';
 const USAGE =
   'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--echo GAIN:DELAY_MS] [--fast] [--quiet]';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-/** Models shipped with the app (VAD at least), found last. */
-export const BUNDLED_MODELS_DIR = path.resolve(here, '../../native-models/bundled');
 
 const sec = (t: number) => `${(t / 1000).toFixed(2)} s`;
 

@@ -119,6 +119,14 @@ export class VoicePipeline {
     return (this.samples / VAD_SAMPLE_RATE) * 1000;
   }
 
+  /**
+   * Input time (ms of audio received) on the pipeline clock. Turn boundaries are found in input
+   * time, engine stages are timed on the clock; reports and events use the clock throughout.
+   */
+  private clockOf(inputMs: number): number {
+    return inputMs + (this.inputToClockMs ?? this.clock.now() - this.audioMs);
+  }
+
   /** Engine work is in flight: a fast clock must run at wall speed now. */
   get busy(): boolean {
     return this.pending.some((p) => p.reply.busy);
@@ -193,7 +201,7 @@ export class VoicePipeline {
     this.ring.push(window);
     this.samples += window.length;
     const atMs = this.audioMs;
-    this.events.emit({ type: 'vad', t: atMs, probability, speech, threshold: cfg.endpointing.vadThreshold });
+    this.events.emit({ type: 'vad', t: this.clockOf(atMs), probability, speech, threshold: cfg.endpointing.vadThreshold });
     const phase = this.phase(now);
     this.apply(this.bargeIn.tick(now));
     if (cfg.mode === 'push-to-talk') {
@@ -215,7 +223,7 @@ export class VoicePipeline {
   }
 
   private handle(e: SegmenterEvent): void {
-    const t = e.atMs;
+    const t = this.clockOf(e.atMs);
     const now = this.clock.now();
     switch (e.type) {
       case 'candidate': {
@@ -225,7 +233,7 @@ export class VoicePipeline {
         break;
       }
       case 'speech-start':
-        this.events.emit({ type: 'speech-start', t, startMs: e.startMs });
+        this.events.emit({ type: 'speech-start', t, startMs: this.clockOf(e.startMs) });
         this.apply(this.bargeIn.onSpeechStart(now, this.phase(now)));
         break;
       case 'discarded':
@@ -235,7 +243,7 @@ export class VoicePipeline {
         break;
       case 'pause':
         this.lastSpeechEndMs = e.speechEndMs;
-        this.events.emit({ type: 'speech-end', t, speechEndMs: e.speechEndMs });
+        this.events.emit({ type: 'speech-end', t, speechEndMs: this.clockOf(e.speechEndMs) });
         break;
       case 'resume':
         break;
@@ -279,8 +287,8 @@ export class VoicePipeline {
       this.ptt = { downMs: t, firstSpeechMs: null };
       this.stt?.abort();
       this.stt = this.createSttSession(t);
-      this.events.emit({ type: 'speech-start', t, startMs: t });
-      this.setState('hearing', t);
+      this.events.emit({ type: 'speech-start', t: this.clockOf(t), startMs: this.clockOf(t) });
+      this.setState('hearing', this.clockOf(t));
     } else if (!down && this.ptt) {
       const { downMs, firstSpeechMs } = this.ptt;
       this.ptt = null;
@@ -387,9 +395,9 @@ export class VoicePipeline {
     );
     const turn: PendingTurn = {
       index: this.turnIndex++,
-      speechStartMs: carried?.speechStartMs ?? e.speechStartMs,
-      speechEndMs: e.speechEndMs,
-      endOfTurnMs: e.atMs,
+      speechStartMs: carried?.speechStartMs ?? this.clockOf(e.speechStartMs),
+      speechEndMs: this.clockOf(e.speechEndMs),
+      endOfTurnMs: this.clockOf(e.atMs),
       endReason: e.reason,
       reply,
       settled: false,
@@ -479,6 +487,25 @@ export class VoicePipeline {
       this.stt?.abort();
       this.stt = null;
     }
+  }
+
+  /**
+   * The user asked for silence (a stop button, Escape), in any mode: the answer being spoken stops
+   * now and keeps its heard part in history; answers not yet heard are dropped.
+   */
+  stopSpeaking(): void {
+    const now = this.clock.now();
+    this.bargeIn.onKeyPress(now, 'idle'); // forgets any hold: nothing should resume
+    if (this.pending.some((p) => !p.reply.aborted)) this.interrupt(now, now);
+    this.updateState(now);
+  }
+
+  /** Forgets the conversation: stops any answer, then clears the LLM's history (system prompt kept). */
+  async resetConversation(): Promise<void> {
+    this.stopSpeaking();
+    this.carried = null;
+    await this.drain();
+    await this.engines.llm.resetConversation();
   }
 
   /** Resolves when every reply has been produced (audio may still be scheduled to play). */

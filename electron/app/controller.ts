@@ -1,0 +1,272 @@
+/**
+ * The assistant behind the window: settings, models and the voice pipeline, driven through the typed
+ * contract in ipc-contract.ts. No Electron import: the app (over IPC) and the WebSocket bridge (a
+ * browser, the end-to-end tests) run this same controller.
+ */
+import { isUserError } from '../errors';
+import {
+  parseCommand,
+  parseRequest,
+  isMicFrame,
+  type AppEvent,
+  type AppStatus,
+  type Command,
+  type ModelKind,
+  type Request,
+  type Responses,
+  type SettingsUpdateResult,
+  type Snapshot,
+} from '../ipc-contract';
+import { RealtimeClock, type Clock } from '../pipeline/clock';
+import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
+import { VoicePipeline } from '../pipeline/voice-pipeline';
+import { RendererOutput, type AudioSink } from '../renderer-output';
+import { SettingsStore } from '../settings/file';
+import type { Settings } from '../settings/schema';
+
+export interface ControllerOptions {
+  /** settings.json, created on the first change. */
+  settingsFile: string;
+  /** Folders searched for models, most specific first, for these settings. */
+  modelRoots(settings: Settings): string[];
+  /** Where assistant audio goes: the connected renderer, or null. */
+  audioSink(): AudioSink | null;
+  clock?: Clock;
+}
+
+const KINDS: readonly ModelKind[] = ['vad', 'stt', 'tts', 'llm'];
+
+/** Settings that only take effect when the models are loaded again. */
+function needsReload(a: Settings, b: Settings): boolean {
+  const keys = ['gpuLayers', 'contextSize', 'threads', 'gpu'] as const;
+  return (
+    keys.some((k) => a.llm[k] !== b.llm[k]) ||
+    (['dir', 'vad', 'stt', 'llm', 'tts'] as const).some((k) => a.models[k] !== b.models[k])
+  );
+}
+
+/** How often playback state is rechecked when no microphone audio drives the pipeline. */
+const SETTLE_INTERVAL_MS = 50;
+
+export class AssistantController {
+  private readonly listeners = new Set<(e: AppEvent) => void>();
+  private readonly store: SettingsStore;
+  private readonly clock: Clock;
+  readonly output: RendererOutput;
+  private engines: LoadedEngines | null = null;
+  private pipeline: VoicePipeline | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private status: AppStatus = { phase: 'starting', listening: true, models: KINDS.map((kind) => ({ kind, state: 'waiting' })), llm: null, error: null };
+  private readonly notices: string[] = [];
+  private loading: Promise<void> = Promise.resolve();
+  private disposed = false;
+  private readonly ticker: ReturnType<typeof setInterval>;
+  private lastAudioError = '';
+
+  constructor(private readonly options: ControllerOptions) {
+    this.clock = options.clock ?? new RealtimeClock();
+    this.store = new SettingsStore(options.settingsFile);
+    this.output = new RendererOutput(options.audioSink, this.clock);
+    this.ticker = setInterval(() => this.pipeline?.settle(), SETTLE_INTERVAL_MS);
+    this.ticker.unref?.();
+  }
+
+  get settings(): Settings {
+    return this.store.current;
+  }
+
+  on(fn: (e: AppEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private emit(e: AppEvent): void {
+    for (const fn of this.listeners) {
+      try {
+        fn(e);
+      } catch (err) {
+        console.error('An event listener failed:', err);
+      }
+    }
+  }
+
+  private notice(level: 'info' | 'error', message: string, keep = false): void {
+    if (keep) this.notices.push(message);
+    this.emit({ type: 'notice', level, message });
+  }
+
+  private setStatus(patch: Partial<AppStatus>): void {
+    this.status = { ...this.status, ...patch };
+    this.emit({ type: 'status', status: this.status });
+  }
+
+  private setModel(kind: ModelKind, patch: Partial<AppStatus['models'][number]>): void {
+    this.setStatus({ models: this.status.models.map((m) => (m.kind === kind ? { ...m, ...patch } : m)) });
+  }
+
+  /** Reads the settings, then loads the models. Resolves when the assistant is ready or has failed (see status). */
+  async start(): Promise<void> {
+    const { notice } = await this.store.load();
+    if (notice) this.notice('error', notice, true);
+    this.emit({ type: 'settings', settings: this.store.current });
+    await this.reload();
+  }
+
+  /** (Re)loads every model for the current settings; one load at a time. */
+  private reload(): Promise<void> {
+    this.loading = this.loading.then(() => this.loadNow());
+    return this.loading;
+  }
+
+  private async loadNow(): Promise<void> {
+    if (this.disposed) return;
+    await this.unload();
+    this.setStatus({ phase: 'loading', error: null, llm: null, models: KINDS.map((kind) => ({ kind, state: 'waiting' })) });
+    const roots = this.options.modelRoots(this.store.current);
+    let engines: LoadedEngines;
+    try {
+      engines = await loadEngines(
+        () => this.store.current,
+        roots,
+        (kind, phase, model) =>
+          this.setModel(kind, phase === 'loading' ? { state: 'loading' } : { state: 'ready', id: model?.id, name: model?.name, loadMs: model?.loadMs }),
+      );
+    } catch (err) {
+      // A missing or broken model is the user's to fix: the message says how; the app keeps running.
+      const message = messageOf(err, 'Could not load the models');
+      this.setStatus({ phase: 'error', error: message, models: this.status.models.map((m) => (m.state === 'ready' ? m : { ...m, state: 'error' })) });
+      return;
+    }
+    if (this.disposed) {
+      await engines.dispose();
+      return;
+    }
+    this.engines = engines;
+    const info = engines.llm.info;
+    const pipeline = new VoicePipeline(engines, this.output, this.clock, () => this.store.current);
+    this.unsubscribe = pipeline.events.on((event) => this.emit({ type: 'pipeline', event }));
+    this.pipeline = pipeline;
+    this.setStatus({
+      phase: 'ready',
+      llm: {
+        backend: info.backend,
+        gpuDevices: info.gpuDevices,
+        gpuLayers: info.gpuLayers,
+        totalLayers: info.totalLayers,
+        contextSize: info.contextSize,
+        ...(info.softwareGpuSkipped ? { softwareGpuSkipped: info.softwareGpuSkipped } : {}),
+      },
+    });
+  }
+
+  private async unload(): Promise<void> {
+    const { pipeline, engines } = this;
+    this.pipeline = null;
+    this.engines = null;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (pipeline) {
+      pipeline.stopSpeaking();
+      await pipeline.drain().catch(() => undefined);
+    }
+    await engines?.dispose().catch((err: unknown) => console.error('Could not release the models:', err));
+  }
+
+  snapshot(): Snapshot {
+    return { settings: this.store.current, status: this.status, notices: [...this.notices] };
+  }
+
+  /** One microphone frame from the renderer; anything that is not one is dropped. */
+  pushAudio(frame: unknown): void {
+    if (!isMicFrame(frame) || !this.status.listening || !this.pipeline) return;
+    this.pipeline.pushAudio(frame).catch((err: unknown) => {
+      // Reported once per distinct failure, not once per 20 ms frame.
+      const message = messageOf(err, 'Audio processing failed');
+      if (message !== this.lastAudioError) this.notice('error', message);
+      this.lastAudioError = message;
+    });
+  }
+
+  /** A command from the renderer; an invalid one is reported, never acted on. */
+  command(raw: unknown): void {
+    const parsed = parseCommand(raw);
+    if (!parsed.ok) {
+      this.notice('error', `Ignored a malformed message from the window: ${parsed.error}.`);
+      return;
+    }
+    this.run(parsed.value);
+  }
+
+  private run(c: Command): void {
+    const p = this.pipeline;
+    switch (c.type) {
+      case 'set-listening':
+        if (!c.listening) p?.endTurnNow('input-ended');
+        this.setStatus({ listening: c.listening });
+        break;
+      case 'push-to-talk':
+        p?.pushToTalk(c.down);
+        break;
+      case 'interrupt':
+        p?.stopSpeaking();
+        break;
+      case 'reset-conversation':
+        p?.resetConversation()
+          .then(() => this.notice('info', 'Started a new conversation.'))
+          .catch((err: unknown) => this.notice('error', messageOf(err, 'Could not reset the conversation')));
+        break;
+      case 'playback-progress':
+        this.output.reportProgress(c.position);
+        break;
+    }
+  }
+
+  /** A request from the renderer; the answer is always a value (errors are in it), never a throw. */
+  async request(raw: unknown): Promise<Responses[Request['type']] | { ok: false; error: string }> {
+    const parsed = parseRequest(raw);
+    if (!parsed.ok) return { ok: false, error: parsed.error };
+    const r = parsed.value;
+    switch (r.type) {
+      case 'get-snapshot':
+        return this.snapshot();
+      case 'update-settings':
+        return this.changeSettings(() => this.store.update(r.patch));
+      case 'reset-settings':
+        return this.changeSettings(() => this.store.reset());
+    }
+  }
+
+  private async changeSettings(change: () => Promise<Settings>): Promise<SettingsUpdateResult> {
+    const before = this.store.current;
+    let settings: Settings;
+    try {
+      settings = await change();
+    } catch (err) {
+      return { ok: false, error: messageOf(err, 'Could not save the settings') };
+    }
+    this.emit({ type: 'settings', settings });
+    // Endpointing, barge-in, voice and sampling settings are read live by the pipeline; these are not:
+    if (before.llm.systemPrompt !== settings.llm.systemPrompt && this.engines) {
+      this.engines.llm.setSystemPrompt(settings.llm.systemPrompt).catch((err: unknown) => this.notice('error', messageOf(err, 'Could not apply the system prompt')));
+    }
+    if (needsReload(before, settings)) {
+      this.notice('info', 'Reloading the models with the new settings…');
+      void this.reload();
+    }
+    return { ok: true, settings };
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    clearInterval(this.ticker);
+    await this.loading;
+    await this.unload();
+    this.listeners.clear();
+  }
+}
+
+function messageOf(err: unknown, what: string): string {
+  if (isUserError(err)) return err.message;
+  console.error(err);
+  return `${what}: ${err instanceof Error ? err.message : String(err)}`;
+}

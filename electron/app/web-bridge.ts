@@ -1,0 +1,156 @@
+/**
+ * The development and test transport: serves the built renderer on 127.0.0.1 and carries the same
+ * contract as Electron IPC over one WebSocket. Only pages served from this server's own origin may
+ * connect (a WebSocket is not bound by the same-origin policy, so any website could otherwise talk
+ * to the assistant through the user's browser). One client at a time: a new tab replaces the old.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { BRIDGE_PATH, decodeMicFrame, encodeAudio, type ClientMessage, type ServerMessage } from '../bridge-protocol';
+import { CONTENT_SECURITY_POLICY } from '../window-policy';
+import type { AudioSink } from '../renderer-output';
+import type { AssistantController } from './controller';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+/** Larger messages are refused: the biggest legitimate one is a 1 s audio frame or a settings patch. */
+const MAX_MESSAGE_BYTES = 256 * 1024;
+
+export interface WebBridge {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface WebBridgeOptions {
+  /** The built renderer (dist/renderer). */
+  staticDir: string;
+  port?: number;
+}
+
+/** The sink a controller sends audio to; attach() connects it to the bridge once it exists. */
+export class BridgeAudioSink implements AudioSink {
+  client: WebSocket | null = null;
+  audio(a: Parameters<AudioSink['audio']>[0]): void {
+    if (this.client?.readyState === 1) this.client.send(encodeAudio(a));
+  }
+  control(c: Parameters<AudioSink['control']>[0]): void {
+    send(this.client, { kind: 'audio-control', control: c });
+  }
+}
+
+function send(ws: WebSocket | null, m: ServerMessage): void {
+  if (ws?.readyState === 1) ws.send(JSON.stringify(m));
+}
+
+export async function startWebBridge(controller: AssistantController, sink: BridgeAudioSink, options: WebBridgeOptions): Promise<WebBridge> {
+  const root = path.resolve(options.staticDir);
+  const server = http.createServer((req, res) => void serveFile(root, req, res));
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  let origin = '';
+
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== BRIDGE_PATH || req.headers.origin !== origin) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws));
+  });
+
+  const off = controller.on((event) => send(sink.client, { kind: 'event', event }));
+
+  function accept(ws: WebSocket): void {
+    if (sink.client) {
+      send(sink.client, { kind: 'replaced' });
+      sink.client.close(4000, 'replaced by a newer connection');
+    }
+    sink.client = ws;
+    ws.on('message', (data, isBinary) => {
+      if (sink.client !== ws) return;
+      if (isBinary) controller.pushAudio(decodeMicFrame(toBytes(data)));
+      else void onText(ws, data);
+    });
+    ws.on('close', () => {
+      if (sink.client === ws) sink.client = null;
+    });
+    ws.on('error', () => ws.terminate());
+  }
+
+  async function onText(ws: WebSocket, data: RawData): Promise<void> {
+    let m: ClientMessage;
+    try {
+      m = JSON.parse(toBytes(data).toString()) as ClientMessage;
+    } catch {
+      return;
+    }
+    if (m?.kind === 'command') controller.command(m.command);
+    else if (m?.kind === 'request' && Number.isInteger(m.id)) send(ws, { kind: 'response', id: m.id, response: await controller.request(m.request) });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
+  return {
+    url: `${origin}/`,
+    close: async () => {
+      off();
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function toBytes(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+async function serveFile(root: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-store');
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405).end();
+    return;
+  }
+  let pathname: string;
+  try {
+    pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
+  } catch {
+    res.writeHead(400).end();
+    return;
+  }
+  const file = path.resolve(root, `.${pathname === '/' ? '/index.html' : pathname}`);
+  const type = TYPES[path.extname(file)];
+  // Only files under the renderer folder, of the types the page uses.
+  if (!file.startsWith(root + path.sep) || !type) {
+    res.writeHead(404).end();
+    return;
+  }
+  try {
+    const s = await stat(file);
+    if (!s.isFile()) throw new Error('not a file');
+    res.writeHead(200, { 'Content-Type': type, 'Content-Length': s.size });
+    if (req.method === 'HEAD') res.end();
+    else createReadStream(file).pipe(res);
+  } catch {
+    res.writeHead(404).end();
+  }
+}

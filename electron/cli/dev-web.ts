@@ -1,0 +1,62 @@
+/**
+ * `npm run dev:web -- [--port PORT] [--models DIR] [--settings FILE]`: the assistant in a browser.
+ * Runs the same controller as the app behind the WebSocket bridge and serves the built renderer
+ * (`npm run dev:web` builds it first) on 127.0.0.1, then prints the URL to open.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AssistantController } from '../app/controller';
+import { BridgeAudioSink, startWebBridge } from '../app/web-bridge';
+import { UserError } from '../errors';
+import { BUNDLED_MODELS_DIR, defaultUserDataDir, defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
+import { parseCli, runCli } from './args';
+
+const USAGE = 'npm run dev:web -- [--port PORT] [--models DIR] [--settings FILE]';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+runCli(async () => {
+  const { values } = parseCli(
+    process.argv.slice(2),
+    { port: { type: 'string', default: '5177' }, models: { type: 'string' }, settings: { type: 'string' } },
+    USAGE,
+  );
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port must be a port number (0-65535, 0 = any free port), got "${values.port}"`, 'usage');
+  if (values.models && !existsSync(values.models)) throw new UserError(`--models: folder ${values.models} does not exist`, 'usage');
+  const staticDir = path.join(root, 'dist', 'renderer');
+  if (!existsSync(path.join(staticDir, 'index.html'))) throw new UserError('The renderer is not built: run `npm run build` (or use `npm run dev:web`, which builds it).', 'not-built');
+
+  const sink = new BridgeAudioSink();
+  const controller = new AssistantController({
+    settingsFile: path.resolve(values.settings ?? path.join(defaultUserDataDir(), 'settings.json')),
+    modelRoots: (s) => searchOrder({ explicit: values.models ?? s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: BUNDLED_MODELS_DIR }),
+    audioSink: () => sink,
+  });
+  let bridge;
+  try {
+    bridge = await startWebBridge(controller, sink, { staticDir, port });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'EADDRINUSE') throw new UserError(`Port ${port} is in use: pick another with --port, or --port 0 for any free one.`, 'port-in-use');
+    throw e;
+  }
+  console.log(`Local Voice Assistant: open ${bridge.url} (Ctrl+C to stop)`);
+  controller.on((e) => {
+    if (e.type === 'notice') console.log(`${e.level === 'error' ? '! ' : ''}${e.message}`);
+    else if (e.type === 'status' && e.status.phase === 'error' && e.status.error) console.log(`! ${e.status.error}`);
+    else if (e.type === 'pipeline' && e.event.type === 'turn') console.log(`turn ${e.event.report.index}: "${e.event.report.userText}" -> "${e.event.report.heardText}"`);
+  });
+  const started = controller.start();
+  started.then(() => {
+    const s = controller.snapshot().status;
+    if (s.phase === 'ready') console.log(`models loaded: ${s.models.map((m) => `${m.kind} ${m.id ?? '?'}`).join(', ')}; LLM on ${s.llm?.backend ?? '?'}`);
+  }, (e: unknown) => console.error(e));
+
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await bridge.close();
+  await controller.dispose();
+});
