@@ -8,3 +8,6 @@ declare global {
 }
 
 export {};
+
+/** Stylesheets are bundled by esbuild into main.css. */
+declare module '*.css';

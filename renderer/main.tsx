@@ -1,81 +1,72 @@
 /**
- * Placeholder page: shows the assistant's state and the last turn, from pipeline events received
- * through `window.assistant`. The real UI (microphone capture, playback, settings) comes later.
+ * The renderer's entry: connects to the assistant (Electron IPC when the preload exposed
+ * `window.assistant`, else the WebSocket bridge that served this page), mirrors its state into the
+ * store, and starts the microphone and the player.
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { create } from 'zustand';
-import type { AssistantState, PipelineEvent } from '../electron/pipeline/events';
+import type { AssistantApi } from '../electron/ipc-contract';
+import { setApi } from './api/current';
+import { connectWebSocketApi } from './api/web-socket-api';
+import { App } from './App';
+import { startMicrophone, type Microphone } from './audio/microphone';
+import { startPlayer, type Player } from './audio/player';
+import type { VadPoint } from './model/endpoint-replay';
+import { useUi } from './store';
+import './styles.css';
 
-interface View {
-  state: AssistantState | 'starting';
-  turn: number;
-  userText: string;
-  assistantText: string;
-  /** The latest notice or error, one line. */
-  message: string;
-  isError: boolean;
-  apply(e: PipelineEvent): void;
+let mic: Microphone | null = null;
+let player: Player | null = null;
+
+async function startAudio(a: AssistantApi): Promise<void> {
+  try {
+    player ??= await startPlayer(a);
+    mic ??= await startMicrophone(a, (rms) => useUi.setState({ micLevel: rms }));
+  } catch (e) {
+    useUi.setState({ audioError: (e as Error).message });
+    return;
+  }
+  if (!mic.running || !player.running) {
+    // A plain browser holds audio until the user interacts with the page.
+    await Promise.all([mic.resume(), player.resume()]).catch(() => undefined);
+  }
+  useUi.setState({ audioBlocked: !mic.running || !player.running, audioError: null });
 }
 
-const useView = create<View>()((set) => ({
-  state: 'starting',
-  turn: -1,
-  userText: '',
-  assistantText: '',
-  message: '',
-  isError: false,
-  apply(e) {
-    switch (e.type) {
-      case 'state':
-        set({ state: e.state });
-        break;
-      case 'partial':
-      case 'final':
-        set((v) => (v.turn === e.turn ? { userText: e.text } : { turn: e.turn, userText: e.text, assistantText: '' }));
-        break;
-      case 'answer-delta':
-        set((v) => (v.turn === e.turn ? { assistantText: v.assistantText + e.text } : { turn: e.turn, assistantText: e.text }));
-        break;
-      case 'turn':
-        set({ userText: e.report.userText, assistantText: e.report.interrupted ? `${e.report.heardText} …` : e.report.assistantText });
-        break;
-      case 'notice':
-        set({ message: e.message, isError: false });
-        break;
-      case 'error':
-        set({ message: e.message, isError: true });
-        break;
-      default:
-        break;
-    }
-  },
-}));
-
-if (window.assistant) window.assistant.onEvent((e) => useView.getState().apply(e));
-
-function App() {
-  const v = useView();
-  if (!window.assistant) return <p>This page runs inside the Local Voice Assistant app.</p>;
-  return (
-    <main style={{ fontFamily: 'system-ui, sans-serif', maxWidth: 640, margin: '2rem auto', lineHeight: 1.5 }}>
-      <h1 style={{ fontSize: '1.4rem' }}>Local Voice Assistant</h1>
-      <p>
-        State: <strong>{v.state === 'starting' ? 'starting…' : v.state}</strong>
-      </p>
-      {v.message && <p style={{ color: v.isError ? '#b00020' : '#555' }}>{v.message}</p>}
-      <p>
-        <strong>You:</strong> {v.userText || '—'}
-      </p>
-      <p>
-        <strong>Assistant:</strong> {v.assistantText || '—'}
-      </p>
-    </main>
-  );
+async function boot(): Promise<void> {
+  let a: AssistantApi;
+  try {
+    a = window.assistant ?? (await connectWebSocketApi((reason) => useUi.setState({ connection: 'lost', connectionMessage: reason })));
+  } catch (e) {
+    useUi.setState({ connection: 'lost', connectionMessage: (e as Error).message });
+    return;
+  }
+  setApi(a);
+  // VAD windows arrive ~31 times a second: batched into the store ten times a second.
+  let trace: VadPoint[] = [];
+  a.onEvent((e) => {
+    if (e.type === 'pipeline' && e.event.type === 'vad') trace.push({ t: e.event.t, p: e.event.probability });
+    else useUi.getState().apply(e);
+  });
+  setInterval(() => {
+    if (trace.length === 0) return;
+    useUi.getState().addTrace(trace);
+    trace = [];
+  }, 100);
+  const snapshot = await a.request({ type: 'get-snapshot' });
+  useUi.setState({ connection: 'connected', settings: snapshot.settings, status: snapshot.status });
+  for (const n of snapshot.notices) useUi.getState().notify('error', n);
+  await startAudio(a);
 }
 
-createRoot(document.getElementById('root')!).render(
+const root = createRoot(document.getElementById('root')!);
+root.render(
   <StrictMode>
-    <App />
+    <App
+      onStartAudio={() => {
+        void Promise.all([mic?.resume(), player?.resume()]).then(() => useUi.setState({ audioBlocked: false }));
+      }}
+    />
   </StrictMode>,
 );
+void boot();

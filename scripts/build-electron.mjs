@@ -2,7 +2,8 @@
  * Builds the app with esbuild:
  *   electron/main.ts    -> dist-electron/main.js     (ESM, Node; native engines stay external)
  *   electron/preload.ts -> dist-electron/preload.cjs (CJS, fully bundled: sandboxed preloads load no modules)
- *   renderer/main.tsx   -> dist/renderer/main.js + index.html
+ *   renderer/main.tsx   -> dist/renderer/main.js + main.css + index.html, and the two AudioWorklets
+ * `--renderer` builds only the renderer (what `npm run dev:web` serves).
  */
 import { build } from 'esbuild';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
@@ -22,10 +23,36 @@ const common = {
   absWorkingDir: root,
 };
 
-export async function buildAll() {
-  await Promise.all([rm(at('dist-electron'), { recursive: true, force: true }), rm(at('dist'), { recursive: true, force: true })]);
+/** The page and its audio worklets (worklets are separate scripts: the audio thread loads them by URL). */
+export async function buildRenderer() {
+  await rm(at('dist', 'renderer'), { recursive: true, force: true });
   await mkdir(at('dist', 'renderer'), { recursive: true });
+  const browser = {
+    ...common,
+    platform: 'browser',
+    // Classic scripts: ES module scripts are subject to CORS, which file:// pages fail.
+    format: 'iife',
+    target: 'chrome130',
+    minify: !process.env.NO_MINIFY,
+  };
   await Promise.all([
+    build({
+      ...browser,
+      entryPoints: [at('renderer', 'main.tsx')],
+      outfile: at('dist', 'renderer', 'main.js'),
+      jsx: 'automatic',
+      define: { 'process.env.NODE_ENV': process.env.NO_MINIFY ? '"development"' : '"production"' },
+    }),
+    build({ ...browser, entryPoints: [at('renderer', 'audio', 'capture-worklet.ts')], outfile: at('dist', 'renderer', 'capture-worklet.js') }),
+    build({ ...browser, entryPoints: [at('renderer', 'audio', 'playback-worklet.ts')], outfile: at('dist', 'renderer', 'playback-worklet.js') }),
+    copyFile(at('renderer', 'index.html'), at('dist', 'renderer', 'index.html')),
+  ]);
+}
+
+export async function buildAll() {
+  await rm(at('dist-electron'), { recursive: true, force: true });
+  await Promise.all([
+    buildRenderer(),
     build({
       ...common,
       entryPoints: [at('electron', 'main.ts')],
@@ -44,26 +71,18 @@ export async function buildAll() {
       target: 'node22',
       external: ['electron'],
     }),
-    build({
-      ...common,
-      entryPoints: [at('renderer', 'main.tsx')],
-      outfile: at('dist', 'renderer', 'main.js'),
-      platform: 'browser',
-      // A classic script: ES module scripts are subject to CORS, which file:// pages fail.
-      format: 'iife',
-      target: 'chrome130',
-      jsx: 'automatic',
-      minify: true,
-      define: { 'process.env.NODE_ENV': '"production"' },
-    }),
-    copyFile(at('renderer', 'index.html'), at('dist', 'renderer', 'index.html')),
   ]);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    await buildAll();
-    console.log('built dist-electron/main.js, dist-electron/preload.cjs, dist/renderer/');
+    if (process.argv.includes('--renderer')) {
+      await buildRenderer();
+      console.log('built dist/renderer/');
+    } else {
+      await buildAll();
+      console.log('built dist-electron/main.js, dist-electron/preload.cjs, dist/renderer/');
+    }
   } catch (err) {
     // esbuild has already printed the errors.
     if (!err?.errors) console.error(err);

@@ -21,7 +21,8 @@ export type PipelineEvent =
   /** The user went on before hearing the answer to `turn`: it is dropped and merged into the next. */
   | { type: 'merged'; t: number; turn: number }
   | { type: 'holding-phrase'; t: number; turn: number; text: string }
-  | { type: 'turn'; t: number; report: TurnReport }
+  /** A finished turn; `turn` is the index the turn's other events carried. */
+  | { type: 'turn'; t: number; turn: number; report: TurnReport }
   | { type: 'notice'; t: number; message: string }
   | { type: 'error'; t: number; message: string };
 

@@ -1,4 +1,10 @@
-import type { EnergyTracker } from './energy';
+/** Where speech actually began and ended, finer than the VAD's windows (EnergyTracker in the app). */
+export interface SpeechBoundaries {
+  /** End of the last active stretch at or before `atMs`, looking back at most `lookbackMs`. */
+  lastActiveEnd(atMs: number, lookbackMs: number): number | undefined;
+  /** Start of the active stretch that runs up to `atMs`, looking back at most `lookbackMs`. */
+  onsetBefore(atMs: number, lookbackMs: number): number | undefined;
+}
 
 export interface EndpointingConfig {
   minSpeechMs: number;
@@ -45,7 +51,7 @@ export class Segmenter {
 
   constructor(
     private readonly config: () => EndpointingConfig,
-    private readonly energy: EnergyTracker,
+    private readonly energy: SpeechBoundaries,
   ) {}
 
   get inTurn(): boolean {

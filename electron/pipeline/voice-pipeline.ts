@@ -476,7 +476,7 @@ export class VoicePipeline {
       ...(o.error ? { error: o.error } : {}),
     };
     this.reports.push(report);
-    this.events.emit({ type: 'turn', t: this.clock.now(), report });
+    this.events.emit({ type: 'turn', t: this.clock.now(), turn: p.index, report });
   }
 
   /** Ends whatever turn is in progress (end of input, push-to-talk release). */

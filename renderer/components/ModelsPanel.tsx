@@ -1,0 +1,57 @@
+/** Which models are loaded, where the LLM runs, and what to do when a model is missing. */
+import { useUi } from '../store';
+
+const KIND_LABELS = { vad: 'Voice activity', stt: 'Speech to text', llm: 'Language model', tts: 'Text to speech' } as const;
+
+export function ModelsPanel() {
+  const status = useUi((s) => s.status);
+  if (!status) return <p className="empty">Connecting…</p>;
+  return (
+    <section className="models" aria-labelledby="models-title" data-testid="models">
+      <h2 id="models-title" className="visually-hidden">
+        Models
+      </h2>
+      {status.error && (
+        <div className="notice notice-error" role="alert" data-testid="model-error">
+          {status.error}
+        </div>
+      )}
+      <ul className="model-list">
+        {status.models.map((m) => (
+          <li key={m.kind} className={`model model-${m.state}`}>
+            <span className="model-kind">{KIND_LABELS[m.kind]}</span>
+            <span className="model-name">{m.name ?? (m.state === 'loading' ? 'loading…' : m.state === 'waiting' ? 'waiting' : '—')}</span>
+            <span className="model-state" aria-label={`state: ${m.state}`}>
+              {m.state === 'ready' ? `loaded in ${m.loadMs !== undefined ? Math.round(m.loadMs) : '?'} ms` : m.state}
+            </span>
+            {m.state === 'loading' && <progress aria-label={`Loading ${KIND_LABELS[m.kind]}`} />}
+          </li>
+        ))}
+      </ul>
+      {status.llm && (
+        <dl className="llm-info">
+          <dt>LLM backend</dt>
+          <dd data-testid="llm-backend">{status.llm.backend === 'cpu' ? 'CPU' : status.llm.backend.toUpperCase()}</dd>
+          <dt>Layers on the GPU</dt>
+          <dd>
+            {status.llm.gpuLayers} of {status.llm.totalLayers}
+          </dd>
+          <dt>Context</dt>
+          <dd>{status.llm.contextSize} tokens</dd>
+          {status.llm.gpuDevices.length > 0 && (
+            <>
+              <dt>GPU</dt>
+              <dd>{status.llm.gpuDevices.join(', ')}</dd>
+            </>
+          )}
+          {status.llm.softwareGpuSkipped && (
+            <>
+              <dt>Note</dt>
+              <dd>Only a software GPU was found ({status.llm.softwareGpuSkipped}); the CPU backend is faster, so it is used.</dd>
+            </>
+          )}
+        </dl>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,41 @@
+/** The header: what the assistant is doing now, the microphone level, and where the LLM runs. */
+import { useUi } from '../store';
+
+const LABELS = {
+  listening: 'Listening',
+  hearing: 'Hearing you',
+  thinking: 'Thinking',
+  speaking: 'Speaking',
+} as const;
+
+export function StatusBar() {
+  const state = useUi((s) => s.state);
+  const status = useUi((s) => s.status);
+  const listening = status?.listening ?? true;
+  const level = useUi((s) => s.micLevel);
+  const connection = useUi((s) => s.connection);
+  const ready = status?.phase === 'ready' && connection === 'connected';
+  const label = connection !== 'connected' ? (connection === 'lost' ? 'Disconnected' : 'Connecting…') : !status || status.phase === 'starting' || status.phase === 'loading' ? 'Loading models…' : status.phase === 'error' ? 'Not available' : !listening ? 'Microphone off' : LABELS[state];
+  const shown = ready && listening ? state : 'idle';
+  // A perceptual scale: speech at -30 dBFS fills about two thirds.
+  const db = 20 * Math.log10(Math.max(level, 1e-5));
+  const fill = Math.max(0, Math.min(1, (db + 60) / 45));
+  return (
+    <header className="statusbar">
+      <h1>Local Voice Assistant</h1>
+      <div className={`state state-${shown}`} role="status" aria-live="polite" data-testid="assistant-state" data-state={ready ? state : status?.phase ?? 'starting'}>
+        <span className="state-dot" aria-hidden="true" />
+        {label}
+      </div>
+      <div className="meter" role="meter" aria-label="Microphone level" aria-valuemin={-60} aria-valuemax={0} aria-valuenow={Math.round(db)}>
+        <span style={{ transform: `scaleX(${listening ? fill : 0})` }} />
+      </div>
+      {status?.llm && (
+        <span className="backend" title={status.llm.gpuDevices.join(', ')}>
+          LLM on {status.llm.backend === 'cpu' ? 'CPU' : status.llm.backend.toUpperCase()}
+          {status.llm.backend !== 'cpu' && ` · ${status.llm.gpuLayers}/${status.llm.totalLayers} layers`}
+        </span>
+      )}
+    </header>
+  );
+}

@@ -1,0 +1,170 @@
+/**
+ * The renderer's state, pushed from main: status, settings, the conversation, turn reports and the
+ * VAD trace. Components read it; only `apply` (events) and the actions below change it.
+ */
+import { create } from 'zustand';
+import type { AppEvent, AppStatus } from '../electron/ipc-contract';
+import type { AssistantState } from '../electron/pipeline/events';
+import type { TurnReport } from '../electron/pipeline/report';
+import type { Settings } from '../electron/settings/schema';
+import type { VadPoint } from './model/endpoint-replay';
+
+export interface ConversationEntry {
+  /** The pipeline's turn index. */
+  turn: number;
+  user: string;
+  /** The user's words are still being recognized. */
+  userFinal: boolean;
+  assistant: string;
+  /** Set when the answer was cut off: the part the user heard. */
+  heard: string | null;
+  holdingPhrase: string | null;
+  report: TurnReport | null;
+}
+
+export interface Notice {
+  id: number;
+  level: 'info' | 'error';
+  message: string;
+}
+
+/** Live turn boundaries as the pipeline decided them (for the tuning view's markers). */
+export interface LiveTurn {
+  turn: number;
+  startMs: number;
+  speechEndMs: number;
+  endMs: number;
+}
+
+/** About 64 s of 32 ms windows. */
+const TRACE_POINTS = 2000;
+const MAX_NOTICES = 4;
+
+export interface UiState {
+  connection: 'connecting' | 'connected' | 'lost';
+  connectionMessage: string;
+  status: AppStatus | null;
+  settings: Settings | null;
+  state: AssistantState;
+  entries: ConversationEntry[];
+  reports: TurnReport[];
+  liveTurns: LiveTurn[];
+  trace: VadPoint[];
+  notices: Notice[];
+  micLevel: number;
+  /** The browser is holding audio until the user clicks (autoplay policy). */
+  audioBlocked: boolean;
+  audioError: string | null;
+  apply(e: AppEvent): void;
+  addTrace(points: VadPoint[]): void;
+  notify(level: Notice['level'], message: string): void;
+  dismiss(id: number): void;
+}
+
+let noticeId = 0;
+
+function upsert(entries: ConversationEntry[], turn: number, patch: (e: ConversationEntry) => Partial<ConversationEntry>): ConversationEntry[] {
+  const i = entries.findIndex((e) => e.turn === turn);
+  const base: ConversationEntry = i >= 0 ? entries[i]! : { turn, user: '', userFinal: false, assistant: '', heard: null, holdingPhrase: null, report: null };
+  const next = { ...base, ...patch(base) };
+  if (i < 0) return [...entries, next].slice(-200);
+  const copy = entries.slice();
+  copy[i] = next;
+  return copy;
+}
+
+export const useUi = create<UiState>()((set, get) => ({
+  connection: 'connecting',
+  connectionMessage: '',
+  status: null,
+  settings: null,
+  state: 'listening',
+  entries: [],
+  reports: [],
+  liveTurns: [],
+  trace: [],
+  notices: [],
+  micLevel: 0,
+  audioBlocked: false,
+  audioError: null,
+
+  apply(e) {
+    switch (e.type) {
+      case 'status':
+        set({ status: e.status });
+        return;
+      case 'settings':
+        set({ settings: e.settings });
+        return;
+      case 'notice':
+        get().notify(e.level, e.message);
+        return;
+      case 'pipeline':
+        break;
+    }
+    const p = e.event;
+    switch (p.type) {
+      case 'state':
+        set({ state: p.state });
+        break;
+      case 'partial':
+        set((s) => ({ entries: upsert(s.entries, p.turn, (x) => (x.userFinal ? {} : { user: p.text })) }));
+        break;
+      case 'final':
+        set((s) => ({ entries: upsert(s.entries, p.turn, () => ({ user: p.text, userFinal: true })) }));
+        break;
+      case 'answer-delta':
+        set((s) => ({ entries: upsert(s.entries, p.turn, (x) => ({ assistant: x.assistant + p.text })) }));
+        break;
+      case 'holding-phrase':
+        set((s) => ({ entries: upsert(s.entries, p.turn, () => ({ holdingPhrase: p.text })) }));
+        break;
+      case 'interrupted':
+        set((s) => ({ entries: upsert(s.entries, p.turn, () => ({ heard: p.heardText })) }));
+        break;
+      case 'merged':
+        // Its words continue in the next turn, which carries them.
+        set((s) => ({ entries: s.entries.filter((x) => x.turn !== p.turn) }));
+        break;
+      case 'turn': {
+        const r = p.report;
+        set((s) => ({
+          entries: upsert(s.entries, p.turn, () => ({
+            user: r.userText,
+            userFinal: true,
+            assistant: r.assistantText,
+            heard: r.interrupted ? r.heardText : null,
+            report: r,
+          })),
+          reports: [...s.reports, r].slice(-500),
+          liveTurns: [...s.liveTurns, { turn: p.turn, startMs: r.timings.speechStartMs, speechEndMs: r.timings.speechEndMs, endMs: r.timings.endOfTurnMs }].slice(-50),
+        }));
+        break;
+      }
+      case 'error':
+        get().notify('error', p.message);
+        break;
+      case 'notice':
+        get().notify('info', p.message);
+        break;
+      default:
+        break;
+    }
+  },
+
+  addTrace(points) {
+    if (points.length) set((s) => ({ trace: [...s.trace, ...points].slice(-TRACE_POINTS) }));
+  },
+
+  notify(level, message) {
+    set((s) => {
+      // The same message again (a repeated failure) is shown once.
+      if (s.notices.some((n) => n.message === message)) return {};
+      return { notices: [...s.notices, { id: ++noticeId, level, message }].slice(-MAX_NOTICES) };
+    });
+  },
+
+  dismiss(id) {
+    set((s) => ({ notices: s.notices.filter((n) => n.id !== id) }));
+  },
+}));

@@ -1,0 +1,174 @@
+/**
+ * The app end to end in a real browser: Debian's Chromium, its microphone fed from the shared
+ * speech clips, talking to the real engines through `dev:web` (the same controller and renderer
+ * as the Electron app; only the transport differs).
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, TEST_SETTINGS, type Bridge } from './browser-harness';
+import { SPEECH } from './helpers';
+
+const skip = browserMissing() ?? false;
+const clip = (name: string) => path.join(SPEECH, `${name}.wav`);
+
+/** Runs `fn` with the app open in a fresh browser whose microphone plays `wav`. */
+async function withApp<T>(bridge: Bridge, wav: string, fn: (page: Page) => Promise<T>): Promise<T> {
+  const browser = await launchBrowser(wav);
+  try {
+    const page = await openApp(browser, bridge.url);
+    const result = await fn(page);
+    assert.deepEqual(pageErrors(page), [], 'no errors in the page');
+    return result;
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Waits for the turn report of the last exchange (shown once its answer has played). */
+async function waitForTurns(page: Page, count: number, timeout = 60_000): Promise<void> {
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange] .meta').length >= n, count, { timeout });
+}
+
+async function setSlider(page: Page, setting: string, value: number): Promise<void> {
+  await page.locator(`[data-testid="slider-${setting}"]`).fill(String(value));
+}
+
+describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
+  let bridge: Bridge;
+  before(async () => {
+    bridge = await startBridge();
+  });
+  after(async () => {
+    await bridge?.stop();
+  });
+
+  it('hands-free: the words appear, the answer streams in and is spoken, the waterfall shows every stage', async () => {
+    await withApp(bridge, clip('weather'), async (page) => {
+      await page.locator('[data-testid=assistant-state][data-state=hearing]').waitFor({ timeout: 15_000 });
+      await page.locator('[data-testid=user-text]', { hasText: 'what is the weather like today' }).waitFor({ timeout: 20_000 });
+      await page.locator('[data-testid=assistant-text]').first().waitFor({ timeout: 20_000 });
+      await page.locator('[data-testid=assistant-state][data-state=speaking]').waitFor({ timeout: 20_000 });
+      await waitForTurns(page, 1);
+      const answer = (await page.locator('[data-testid=assistant-text]').first().textContent()) ?? '';
+      assert.ok(answer.trim().length > 0, 'an answer was shown');
+      for (const stage of ['endpoint', 'stt', 'llm', 'clause', 'tts']) {
+        const text = await page.locator(`[data-testid=stage-${stage}-ms]`).textContent();
+        assert.match(text ?? '', /^\d+ ms$|^\d+\.\d s$/, `stage ${stage} shows a number`);
+      }
+      const endpoint = Number((await page.locator('[data-testid=stage-endpoint-ms]').textContent())?.replace(' ms', ''));
+      assert.ok(endpoint >= 450 && endpoint <= 800, `the endpoint wait is about silenceMs (600), got ${endpoint}`);
+      assert.match((await page.locator('[data-testid=v2v]').textContent()) ?? '', /^\d+ ms$|^\d+\.\d s$/);
+      const stats = (await page.locator('[data-testid=session-stats]').textContent()) ?? '';
+      assert.match(stats, /Session: 1 turn/);
+      assert.match(stats, /Voice to voice\d+ ms\d+ ms/);
+      assert.match((await page.locator('.meta').first().textContent()) ?? '', /ended by silence/);
+    });
+  });
+
+  it('push-to-talk: holding Space during the speech gives a turn ended by the release', async () => {
+    await withApp(bridge, clip('silence'), async (page) => {
+      await page.locator('[data-testid=hands-free]').click();
+      await page.locator('[data-testid=hands-free][aria-checked=false]').waitFor();
+    });
+    await withApp(bridge, clip('weather'), async (page) => {
+      await page.keyboard.down('Space');
+      await page.locator('[data-testid=assistant-state][data-state=hearing]').waitFor({ timeout: 2000 });
+      await page.waitForTimeout(3000); // the words end 2.1 s into the clip
+      await page.keyboard.up('Space');
+      await waitForTurns(page, 1);
+      assert.match((await page.locator('[data-testid=user-text]').first().textContent()) ?? '', /weather like today/);
+      assert.match((await page.locator('.meta').first().textContent()) ?? '', /ended by release/);
+    });
+    await withApp(bridge, clip('weather'), async (page) => {
+      const button = page.locator('[data-testid=talk-button]');
+      await button.hover();
+      await page.mouse.down();
+      await page.locator('[data-testid=talk-button][aria-pressed=true]').waitFor({ timeout: 2000 });
+      await page.waitForTimeout(3000);
+      await page.mouse.up();
+      await waitForTurns(page, 1);
+      assert.match((await page.locator('[data-testid=user-text]').first().textContent()) ?? '', /weather like today/);
+      assert.match((await page.locator('.meta').first().textContent()) ?? '', /ended by release/);
+      // Back to hands-free for the tests that follow.
+      await page.locator('[data-testid=hands-free]').click();
+      await page.locator('[data-testid=hands-free][aria-checked=true]').waitFor();
+    });
+  });
+
+  it('the silence slider changes what the next audio does, and the tuning view replays the cut', async () => {
+    await withApp(bridge, clip('silence'), async (page) => {
+      await setSlider(page, 'endpointing.silenceMs', 1000);
+      await page.locator('[data-testid="value-endpointing.silenceMs"]', { hasText: '1 s' }).waitFor();
+      await page.waitForTimeout(500); // saved shortly after the last change
+    });
+    await withApp(bridge, clip('timer_pause'), async (page) => {
+      await waitForTurns(page, 1);
+      await page.waitForTimeout(1500); // nothing more comes
+      assert.equal(await page.locator('[data-testid=exchange]').count(), 1, 'one turn at 1000 ms');
+      assert.match((await page.locator('[data-testid=user-text]').first().textContent()) ?? '', /timer for\s*ten minutes/);
+      assert.doesNotMatch((await page.locator('.meta').first().textContent()) ?? '', /continued after a pause/);
+      const turnTrace = page.locator('[data-testid=turn-trace]').first();
+      assert.match((await turnTrace.textContent()) ?? '', /now: cut \d+ ms after speech/);
+      // Dragging the slider redraws where this turn would now have been cut.
+      await setSlider(page, 'endpointing.silenceMs', 400);
+      await turnTrace.filter({ hasText: 'now: split into 2 turns' }).waitFor({ timeout: 2000 });
+      await page.waitForTimeout(500);
+    });
+    await withApp(bridge, clip('timer_pause'), async (page) => {
+      // At 400 ms the pause ends the first part: two turns, or one continued after its answer was dropped.
+      await page.locator('[data-testid=user-text]', { hasText: 'ten minutes' }).waitFor({ timeout: 30_000 });
+      await waitForTurns(page, 1);
+      await page.waitForTimeout(1500);
+      const exchanges = await page.locator('[data-testid=exchange]').count();
+      const meta = (await page.locator('.meta').allTextContents()).join(' | ');
+      assert.ok(exchanges === 2 || /continued after a pause/.test(meta), `split at 400 ms: ${exchanges} exchanges, ${meta}`);
+    });
+  });
+
+  it('a settings change survives a reload and is saved to the settings file', async () => {
+    await withApp(bridge, clip('silence'), async (page) => {
+      await setSlider(page, 'endpointing.silenceMs', 800);
+      await setSlider(page, 'endpointing.vadThreshold', 0.62);
+      const deadline = Date.now() + 5000;
+      let saved: { endpointing?: { silenceMs?: number; vadThreshold?: number } } = {};
+      while (Date.now() < deadline && (saved.endpointing?.silenceMs !== 800 || saved.endpointing?.vadThreshold !== 0.62)) {
+        await page.waitForTimeout(100);
+        saved = JSON.parse(await readFile(bridge.settingsFile, 'utf8')) as typeof saved;
+      }
+      assert.equal(saved.endpointing?.silenceMs, 800);
+      assert.equal(saved.endpointing?.vadThreshold, 0.62);
+      await page.reload();
+      await page.locator('[data-testid=assistant-state][data-state=listening]').waitFor({ timeout: 20_000 });
+      assert.equal(await page.locator('[data-testid="value-endpointing.silenceMs"]').textContent(), '800 ms');
+      assert.equal(await page.locator('[data-testid="value-endpointing.vadThreshold"]').textContent(), '0.62');
+    });
+  });
+});
+
+describe('the app with a corrupt settings file', { skip }, () => {
+  it('starts with the defaults, keeps the broken file as a backup and says so', async () => {
+    const bridge = await startBridge({ settings: '{"endpointing": {"silenceMs": 900,' });
+    try {
+      await withApp(bridge, clip('silence'), async (page) => {
+        const notice = page.locator('[data-testid=notice]', { hasText: 'not valid JSON' });
+        await notice.waitFor({ timeout: 10_000 });
+        assert.match((await notice.textContent()) ?? '', /kept as .*settings\.json\.corrupt-/);
+        assert.equal(await page.locator('[data-testid="value-endpointing.silenceMs"]').textContent(), '600 ms');
+      });
+      const dir = path.dirname(bridge.settingsFile);
+      const backups = (await readdir(dir)).filter((f) => f.startsWith('settings.json.corrupt-'));
+      assert.equal(backups.length, 1);
+      assert.equal(await readFile(path.join(dir, backups[0]!), 'utf8'), '{"endpointing": {"silenceMs": 900,');
+      assert.ok(existsSync(bridge.settingsFile));
+      assert.equal((JSON.parse(await readFile(bridge.settingsFile, 'utf8')) as { endpointing: { silenceMs: number } }).endpointing.silenceMs, 600);
+    } finally {
+      await bridge.stop();
+    }
+  });
+});
+
+void TEST_SETTINGS;
