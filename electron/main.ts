@@ -10,7 +10,7 @@ import { defaultUserModelsDir, searchOrder } from '../native-models/resolver';
 import { AssistantController } from './app/controller';
 import { IPC, type AppEvent } from './ipc-contract';
 import type { AudioSink } from './renderer-output';
-import { isAllowedNavigation, isAllowedPermission, isAppUrl, pageIdentity, secureWebPreferences, withCspHeader } from './window-policy';
+import { hardenWebContents, isAppUrl, pageIdentity, secureSession, secureWebPreferences } from './window-policy';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -42,23 +42,6 @@ function bundledModelsDir(): string {
 /** IPC is accepted only from our window's own page. */
 function fromApp(e: IpcMainEvent | IpcMainInvokeEvent, appUrl: string): boolean {
   return win !== null && !win.isDestroyed() && e.sender === win.webContents && isAppUrl(e.senderFrame?.url, appUrl);
-}
-
-function secureSession(appUrl: string): void {
-  const ses = session.defaultSession;
-  ses.setPermissionRequestHandler((contents, permission, callback, details) => {
-    const mediaTypes = 'mediaTypes' in details ? details.mediaTypes : undefined;
-    const ours = win !== null && !win.isDestroyed() && contents === win.webContents;
-    callback(ours && isAllowedPermission(permission, details.requestingUrl, appUrl, { mediaTypes, isMainFrame: details.isMainFrame }));
-  });
-  ses.setPermissionCheckHandler((_contents, permission, requestingOrigin, details) =>
-    isAllowedPermission(permission, details.requestingUrl ?? requestingOrigin, appUrl, {
-      mediaTypes: details.mediaType ? [details.mediaType] : undefined,
-      isMainFrame: details.isMainFrame,
-    }),
-  );
-  ses.setDevicePermissionHandler(() => false);
-  ses.webRequest.onHeadersReceived((details, callback) => callback({ responseHeaders: withCspHeader(details.responseHeaders) }));
 }
 
 function createWindow(appUrl: string): BrowserWindow {
@@ -106,13 +89,7 @@ function main(): void {
   });
 
   // Applies to every web contents, including any a bug might create: no navigation, popups or webviews.
-  app.on('web-contents-created', (_e, contents) => {
-    contents.on('will-navigate', (event, url) => {
-      if (!isAllowedNavigation(url)) event.preventDefault();
-    });
-    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
-    contents.on('will-attach-webview', (event) => event.preventDefault());
-  });
+  app.on('web-contents-created', (_e, contents) => hardenWebContents(contents));
 
   app.on('window-all-closed', () => app.quit());
 
@@ -134,7 +111,7 @@ function main(): void {
       audioSink: () => audioSink,
     });
     controller = c;
-    secureSession(appUrl);
+    secureSession(session.defaultSession, appUrl, (contents) => win !== null && !win.isDestroyed() && contents === win.webContents);
     registerIpc(appUrl, c);
     win = createWindow(appUrl);
     c.start().catch((err: unknown) => console.error('The assistant could not start:', err));

@@ -135,3 +135,65 @@ export function isAllowedPermission(
 export function isAllowedNavigation(_url: string): boolean {
   return false;
 }
+
+// ---------------------------------------------------------------------------
+// The policy applied to Electron objects. Typed structurally (the few members used), so the exact
+// handlers the app installs are unit-tested with stand-ins, without launching Electron.
+
+interface PermissionRequestDetails {
+  requestingUrl?: string;
+  isMainFrame?: boolean;
+  mediaTypes?: string[];
+}
+interface PermissionCheckDetails {
+  requestingUrl?: string;
+  isMainFrame?: boolean;
+  mediaType?: string;
+}
+
+export interface SessionLike<C> {
+  setPermissionRequestHandler(handler: (contents: C, permission: string, callback: (granted: boolean) => void, details: PermissionRequestDetails) => void): void;
+  setPermissionCheckHandler(handler: (contents: C | null, permission: string, requestingOrigin: string, details: PermissionCheckDetails) => boolean): void;
+  setDevicePermissionHandler(handler: (details: unknown) => boolean): void;
+  webRequest: {
+    onHeadersReceived(listener: (details: { responseHeaders?: Record<string, string[]> }, callback: (response: { responseHeaders: Record<string, string[]> }) => void) => void): void;
+  };
+}
+
+/**
+ * Installs the session's guards: only our window's page gets the microphone, every other permission
+ * and every device (USB, HID, serial) is refused, and every response carries our CSP.
+ */
+export function secureSession<C>(ses: SessionLike<C>, appUrl: string, isOurWindow: (contents: C | null) => boolean): void {
+  ses.setPermissionRequestHandler((contents, permission, callback, details) => {
+    callback(
+      isOurWindow(contents) &&
+        isAllowedPermission(permission, details.requestingUrl, appUrl, { mediaTypes: details.mediaTypes, isMainFrame: details.isMainFrame }),
+    );
+  });
+  ses.setPermissionCheckHandler(
+    (contents, permission, requestingOrigin, details) =>
+      isOurWindow(contents) &&
+      isAllowedPermission(permission, details.requestingUrl ?? requestingOrigin, appUrl, {
+        mediaTypes: details.mediaType ? [details.mediaType] : undefined,
+        isMainFrame: details.isMainFrame,
+      }),
+  );
+  ses.setDevicePermissionHandler(() => false);
+  ses.webRequest.onHeadersReceived((details, callback) => callback({ responseHeaders: withCspHeader(details.responseHeaders) }));
+}
+
+export interface WebContentsLike {
+  on(event: 'will-navigate', listener: (event: { preventDefault(): void }, url: string) => void): unknown;
+  on(event: 'will-attach-webview', listener: (event: { preventDefault(): void }) => void): unknown;
+  setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' }): void;
+}
+
+/** For every web contents (including any a bug might create): no navigation, no popups, no webviews. */
+export function hardenWebContents(contents: WebContentsLike): void {
+  contents.on('will-navigate', (event, url) => {
+    if (!isAllowedNavigation(url)) event.preventDefault();
+  });
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+}

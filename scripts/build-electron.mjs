@@ -46,6 +46,7 @@ export async function buildRenderer() {
     build({ ...browser, entryPoints: [at('renderer', 'audio', 'capture-worklet.ts')], outfile: at('dist', 'renderer', 'capture-worklet.js') }),
     build({ ...browser, entryPoints: [at('renderer', 'audio', 'playback-worklet.ts')], outfile: at('dist', 'renderer', 'playback-worklet.js') }),
     copyFile(at('renderer', 'index.html'), at('dist', 'renderer', 'index.html')),
+    copyFile(at('renderer', 'favicon.svg'), at('dist', 'renderer', 'favicon.svg')),
   ]);
 }
 

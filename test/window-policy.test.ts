@@ -6,6 +6,10 @@ import {
   CONTENT_SECURITY_POLICY,
   CSP_DIRECTIVES,
   META_CONTENT_SECURITY_POLICY,
+  hardenWebContents,
+  secureSession,
+  type SessionLike,
+  type WebContentsLike,
   isAllowedNavigation,
   isAllowedPermission,
   isAppUrl,
@@ -144,4 +148,59 @@ test('isAppUrl compares origins for http and whole paths for file', () => {
   assert.equal(isAppUrl(FILE_APP.replace('index.html', 'other.html'), FILE_APP), false);
   assert.equal(isAppUrl('not a url', FILE_APP), false);
   assert.equal(isAppUrl(null, FILE_APP), false);
+});
+
+test('the session handlers the app installs grant the microphone to its own window only, and set the CSP', () => {
+  type Contents = { id: number };
+  const ours: Contents = { id: 1 };
+  const other: Contents = { id: 2 };
+  const h: Record<string, (...args: never[]) => unknown> = {};
+  const ses: SessionLike<Contents> = {
+    setPermissionRequestHandler: (fn) => (h.request = fn as never),
+    setPermissionCheckHandler: (fn) => (h.check = fn as never),
+    setDevicePermissionHandler: (fn) => (h.device = fn as never),
+    webRequest: { onHeadersReceived: (fn) => (h.headers = fn as never) },
+  };
+  secureSession(ses, FILE_APP, (c) => c === ours);
+  const request = (contents: Contents, permission: string, details: object) => {
+    let granted: boolean | undefined;
+    (h.request as unknown as Parameters<SessionLike<Contents>['setPermissionRequestHandler']>[0])(contents, permission, (g) => (granted = g), details);
+    return granted;
+  };
+  assert.equal(request(ours, 'media', { requestingUrl: FILE_APP, mediaTypes: ['audio'], isMainFrame: true }), true);
+  assert.equal(request(other, 'media', { requestingUrl: FILE_APP, mediaTypes: ['audio'], isMainFrame: true }), false, 'another window');
+  assert.equal(request(ours, 'media', { requestingUrl: FILE_APP, mediaTypes: ['video'], isMainFrame: true }), false, 'the camera');
+  assert.equal(request(ours, 'notifications', { requestingUrl: FILE_APP, isMainFrame: true }), false);
+  assert.equal(request(ours, 'media', { requestingUrl: 'https://evil.example/', mediaTypes: ['audio'] }), false);
+  const check = h.check as unknown as Parameters<SessionLike<Contents>['setPermissionCheckHandler']>[0];
+  assert.equal(check(ours, 'media', 'file:///', { requestingUrl: FILE_APP, mediaType: 'audio', isMainFrame: true }), true);
+  assert.equal(check(null, 'media', 'file:///', { requestingUrl: FILE_APP, mediaType: 'audio' }), false);
+  assert.equal(check(ours, 'geolocation', 'file:///', { requestingUrl: FILE_APP }), false);
+  assert.equal((h.device as unknown as () => boolean)(), false, 'no USB/HID/serial devices');
+  let headers: Record<string, string[]> | undefined;
+  (h.headers as unknown as Parameters<SessionLike<Contents>['webRequest']['onHeadersReceived']>[0])({ responseHeaders: { 'content-security-policy': ['default-src *'] } }, (r) => (headers = r.responseHeaders));
+  assert.deepEqual(headers, { 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] });
+});
+
+test('every web contents is hardened: navigation prevented, popups denied, webviews refused', () => {
+  const listeners = new Map<string, (event: { preventDefault(): void }, url?: string) => void>();
+  let openHandler: ((d: { url: string }) => { action: string }) | undefined;
+  const contents: WebContentsLike = {
+    on: ((event: string, fn: (event: { preventDefault(): void }, url?: string) => void) => listeners.set(event, fn)) as WebContentsLike['on'],
+    setWindowOpenHandler: (fn) => (openHandler = fn),
+  };
+  hardenWebContents(contents);
+  for (const event of ['will-navigate', 'will-attach-webview']) {
+    let prevented = false;
+    listeners.get(event)!({ preventDefault: () => (prevented = true) }, 'https://example.com/');
+    assert.equal(prevented, true, event);
+  }
+  assert.deepEqual(openHandler!({ url: 'https://example.com/' }), { action: 'deny' });
+  assert.deepEqual(openHandler!({ url: FILE_APP }), { action: 'deny' });
+});
+
+test('the window may play the answer without a click, and nothing else is loosened for it', () => {
+  const prefs = secureWebPreferences('/p.cjs');
+  assert.equal(prefs.autoplayPolicy, 'no-user-gesture-required');
+  assert.equal(prefs.sandbox, true);
 });

@@ -1,0 +1,210 @@
+/**
+ * The controller behind the window and its WebSocket transport, without a browser: the contract's
+ * validation, the bridge's origin check and static files, settings over the wire, and a missing
+ * model reported as status, not a crash.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import WebSocket from 'ws';
+import { AssistantController } from '../electron/app/controller';
+import { BridgeAudioSink, startWebBridge, type WebBridge } from '../electron/app/web-bridge';
+import { BRIDGE_PATH, decodeAudio, encodeAudio, type ServerMessage } from '../electron/bridge-protocol';
+import { parseCommand, parseRequest, type AppEvent, type Snapshot } from '../electron/ipc-contract';
+import { buildRenderer } from './browser-harness';
+import { ROOT, tempDir } from './helpers';
+
+describe('the IPC contract validates what the renderer sends', () => {
+  it('accepts each well-formed command and request', () => {
+    for (const c of [
+      { type: 'set-listening', listening: false },
+      { type: 'push-to-talk', down: true },
+      { type: 'interrupt' },
+      { type: 'reset-conversation' },
+      { type: 'playback-progress', position: 1234.5 },
+    ]) assert.deepEqual(parseCommand(c), { ok: true, value: c });
+    for (const r of [{ type: 'get-snapshot' }, { type: 'reset-settings' }, { type: 'update-settings', patch: { mode: 'push-to-talk' } }]) {
+      assert.deepEqual(parseRequest(r), { ok: true, value: r });
+    }
+  });
+
+  it('refuses malformed ones with a message that says what was wrong', () => {
+    const bad: [unknown, RegExp][] = [
+      [null, /must be an object with a "type"/],
+      ['interrupt', /must be an object/],
+      [{ type: 'format-disk' }, /not a known command/],
+      [{ type: 'push-to-talk', down: 'yes' }, /"down" must be true or false/],
+      [{ type: 'push-to-talk' }, /"down" must be true or false/],
+      [{ type: 'set-listening', listening: 1 }, /"listening" must be true or false/],
+      [{ type: 'playback-progress', position: -1 }, /finite number/],
+      [{ type: 'playback-progress', position: Number.NaN }, /finite number/],
+      [{ type: 'interrupt', extra: 1 }, /unknown field\(s\) "extra"/],
+    ];
+    for (const [input, message] of bad) {
+      const r = parseCommand(input);
+      assert.equal(r.ok, false, JSON.stringify(input));
+      if (!r.ok) assert.match(r.error, message);
+    }
+    const r = parseRequest({ type: 'drop-tables' });
+    assert.equal(r.ok, false);
+  });
+
+  it('assistant audio survives the binary wire format', () => {
+    const samples = Float32Array.from([0, 0.5, -0.25, 1]);
+    const a = decodeAudio(encodeAudio({ samples, sampleRate: 22050, from: 1234.5, startMs: 9876.25 }));
+    assert.deepEqual(a && { ...a, samples: [...a.samples] }, { samples: [0, 0.5, -0.25, 1], sampleRate: 22050, from: 1234.5, startMs: 9876.25 });
+    assert.equal(decodeAudio(new ArrayBuffer(7)), null);
+  });
+});
+
+interface Client {
+  ws: WebSocket;
+  messages: ServerMessage[];
+  next(pred: (m: ServerMessage) => boolean, timeoutMs?: number): Promise<ServerMessage>;
+  request(request: unknown): Promise<unknown>;
+}
+
+function connect(url: string, origin: string): Promise<Client> {
+  const ws = new WebSocket(url, { origin });
+  const messages: ServerMessage[] = [];
+  const waiters: { pred: (m: ServerMessage) => boolean; resolve: (m: ServerMessage) => void }[] = [];
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) return;
+    const m = JSON.parse(data.toString()) as ServerMessage;
+    messages.push(m);
+    for (const w of waiters.splice(0)) {
+      if (w.pred(m)) w.resolve(m);
+      else waiters.push(w);
+    }
+  });
+  let id = 0;
+  const client: Client = {
+    ws,
+    messages,
+    next: (pred, timeoutMs = 5000) =>
+      new Promise((resolve, reject) => {
+        const seen = messages.find(pred);
+        if (seen) return resolve(seen);
+        const timer = setTimeout(() => reject(new Error(`no matching message; got ${JSON.stringify(messages).slice(0, 500)}`)), timeoutMs);
+        waiters.push({ pred, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+      }),
+    async request(request) {
+      const myId = ++id + 1000 * Math.random();
+      ws.send(JSON.stringify({ kind: 'request', id: Math.floor(myId), request }));
+      const m = await client.next((x) => x.kind === 'response' && x.id === Math.floor(myId));
+      return (m as Extract<ServerMessage, { kind: 'response' }>).response;
+    },
+  };
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(client));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+describe('the WebSocket bridge', () => {
+  let bridge: WebBridge;
+  let controller: AssistantController;
+  let settingsFile: string;
+  let wsUrl: string;
+  let origin: string;
+
+  before(async () => {
+    buildRenderer();
+    const dir = tempDir('lva-bridge-');
+    settingsFile = path.join(dir, 'settings.json');
+    const sink = new BridgeAudioSink();
+    // No models anywhere: the assistant must say so and keep running.
+    controller = new AssistantController({ settingsFile, modelRoots: () => [path.join(dir, 'no-models-here')], audioSink: () => sink });
+    bridge = await startWebBridge(controller, sink, { staticDir: path.join(ROOT, 'dist', 'renderer'), port: 0 });
+    origin = bridge.url.replace(/\/$/, '');
+    wsUrl = `${origin.replace('http', 'ws')}${BRIDGE_PATH}`;
+    await controller.start();
+  });
+  after(async () => {
+    await bridge?.close();
+    await controller?.dispose();
+  });
+
+  it('serves the renderer with the CSP, and nothing outside it', async () => {
+    const page = await fetch(bridge.url);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    assert.match(await page.text(), /<div id="root">/);
+    assert.equal((await fetch(`${origin}/capture-worklet.js`)).status, 200);
+    for (const p of ['/../package.json', '/%2e%2e/package.json', '/..%2fpackage.json', '/missing.js', '/index.html%00.js']) {
+      assert.equal((await fetch(`${origin}${p}`)).status, 404, p);
+    }
+    assert.equal((await fetch(bridge.url, { method: 'POST' })).status, 405);
+  });
+
+  it('refuses WebSocket connections from any other origin', async () => {
+    await assert.rejects(connect(wsUrl, 'https://evil.example'), /HTTP 403/);
+    await assert.rejects(connect(wsUrl, 'http://localhost:1'), /HTTP 403/);
+  });
+
+  it('reports a missing model with the fix, and keeps answering', async () => {
+    const c = await connect(wsUrl, origin);
+    try {
+      const snap = (await c.request({ type: 'get-snapshot' })) as Snapshot;
+      assert.equal(snap.status.phase, 'error');
+      assert.match(snap.status.error ?? '', /No \w+ model is installed .*npm run models -- fetch/);
+      assert.ok(snap.status.models.every((m) => m.state === 'error'));
+      // Audio and commands with no pipeline are harmless.
+      c.ws.send(new Uint8Array([1, 2, 3]));
+      c.ws.send(new Float32Array(320).fill(Number.NaN));
+      c.ws.send(JSON.stringify({ kind: 'command', command: { type: 'interrupt' } }));
+      c.ws.send('not json');
+      assert.equal(((await c.request({ type: 'get-snapshot' })) as Snapshot).status.phase, 'error');
+    } finally {
+      c.ws.close();
+    }
+  });
+
+  it('settings: an invalid patch is refused and writes nothing; a valid one is saved and broadcast', async () => {
+    const c = await connect(wsUrl, origin);
+    try {
+      const bad = (await c.request({ type: 'update-settings', patch: { endpointing: { silenceMs: 'long' }, nope: 1 } })) as { ok: boolean; error: string };
+      assert.equal(bad.ok, false);
+      assert.match(bad.error, /endpointing\.silenceMs must be a whole number between 100 and 5000/);
+      assert.match(bad.error, /nope is an unknown setting/);
+      assert.equal(existsSync(settingsFile), false, 'nothing written');
+      const good = (await c.request({ type: 'update-settings', patch: { endpointing: { silenceMs: 750 } } })) as { ok: boolean };
+      assert.equal(good.ok, true);
+      const event = (await c.next((m) => m.kind === 'event' && m.event.type === 'settings')) as { event: Extract<AppEvent, { type: 'settings' }> };
+      assert.equal(event.event.settings.endpointing.silenceMs, 750);
+      assert.equal((JSON.parse(await readFile(settingsFile, 'utf8')) as { endpointing: { silenceMs: number } }).endpointing.silenceMs, 750);
+      const reset = (await c.request({ type: 'reset-settings' })) as { ok: boolean; settings: { endpointing: { silenceMs: number } } };
+      assert.equal(reset.settings.endpointing.silenceMs, 600);
+    } finally {
+      c.ws.close();
+    }
+  });
+
+  it('a malformed command is reported back, not acted on', async () => {
+    const c = await connect(wsUrl, origin);
+    try {
+      c.ws.send(JSON.stringify({ kind: 'command', command: { type: 'push-to-talk', down: 'maybe' } }));
+      const m = (await c.next((x) => x.kind === 'event' && x.event.type === 'notice')) as { event: Extract<AppEvent, { type: 'notice' }> };
+      assert.equal(m.event.level, 'error');
+      assert.match(m.event.message, /malformed message.*"down" must be true or false/);
+    } finally {
+      c.ws.close();
+    }
+  });
+
+  it('a second tab replaces the first, which is told why', async () => {
+    const first = await connect(wsUrl, origin);
+    const closed = new Promise<number>((resolve) => first.ws.once('close', (code) => resolve(code)));
+    const second = await connect(wsUrl, origin);
+    try {
+      await first.next((m) => m.kind === 'replaced');
+      assert.equal(await closed, 4000);
+      assert.equal(((await second.request({ type: 'get-snapshot' })) as Snapshot).status.phase, 'error');
+    } finally {
+      second.ws.close();
+    }
+  });
+});
