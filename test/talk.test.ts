@@ -30,7 +30,7 @@ describe('talk (headless pipeline on the real engines)', () => {
     assert.deepEqual(words(turn.userText), words(MANIFEST.weather!.speech[0]!.text));
     assert.ok(turn.assistantText.length > 0, 'the assistant answered');
     assert.equal(turn.heardText, turn.assistantText);
-    assert.equal(turn.interrupted, false);
+    assert.equal(turn.interrupted, false, `not interrupted:\n${stdout}`);
     const t = turn.timings;
     for (const [k, v] of Object.entries(t)) assert.equal(typeof v, 'number', `${k} is present`);
     assert.ok(t.speechStartMs < t.speechEndMs);

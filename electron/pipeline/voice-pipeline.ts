@@ -397,7 +397,8 @@ export class VoicePipeline {
       index: this.turnIndex++,
       speechStartMs: carried?.speechStartMs ?? this.clockOf(e.speechStartMs),
       speechEndMs: this.clockOf(e.speechEndMs),
-      endOfTurnMs: this.clockOf(e.atMs),
+      // The decision is made now: input time converted would drift by the processing lag.
+      endOfTurnMs: this.clock.now(),
       endReason: e.reason,
       reply,
       settled: false,
