@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import WebSocket from 'ws';
+import { BRIDGE_PATH } from '../electron/bridge-protocol';
 import { MODELS, ROOT, tempDir } from './helpers';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -28,7 +30,44 @@ export interface Bridge {
   url: string;
   settingsFile: string;
   output(): string;
+  /**
+   * Back to the test settings through the bridge, as the UI would send them (between pages only:
+   * the bridge serves one connection at a time), so one test's changes never leak into the next.
+   */
+  resetSettings(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** Sends requests over the bridge's WebSocket, as the page would, then disconnects. */
+async function requestOverBridge(url: string, requests: unknown[]): Promise<unknown[]> {
+  const origin = new URL(url).origin;
+  const ws = new WebSocket(`${origin.replace('http', 'ws')}${BRIDGE_PATH}`, { origin });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  const answers: unknown[] = [];
+  try {
+    for (const [i, request] of requests.entries()) {
+      answers.push(
+        await new Promise((resolve) => {
+          const onMessage = (data: Buffer, isBinary: boolean) => {
+            if (isBinary) return;
+            const m = JSON.parse(data.toString()) as { kind: string; id?: number; response?: unknown };
+            if (m.kind === 'response' && m.id === i) {
+              ws.off('message', onMessage);
+              resolve(m.response);
+            }
+          };
+          ws.on('message', onMessage);
+          ws.send(JSON.stringify({ kind: 'request', id: i, request }));
+        }),
+      );
+    }
+  } finally {
+    ws.close();
+  }
+  return answers;
 }
 
 /** Settings every browser test starts from: short answers and two LLM threads keep runs quick on 2 cores. */
@@ -72,6 +111,10 @@ export async function startBridge(opts: { settings?: object | string | null; set
     url,
     settingsFile: file,
     output: () => out,
+    async resetSettings() {
+      const answers = (await requestOverBridge(url, [{ type: 'reset-settings' }, { type: 'update-settings', patch: TEST_SETTINGS }])) as { ok: boolean }[];
+      if (!answers.every((a) => a.ok)) throw new Error(`could not reset the settings: ${JSON.stringify(answers)}`);
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
