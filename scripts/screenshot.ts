@@ -11,7 +11,7 @@ for (const scheme of ['light', 'dark'] as const) {
   const bridge = await startBridge({ settings: { llm: { threads: 2, maxTokens: 64 } } });
   const browser = await launchBrowser(path.join(SPEECH, 'two_turns.wav'));
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 820 }, colorScheme: scheme, deviceScaleFactor: 1 });
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 }, colorScheme: scheme, deviceScaleFactor: 1 });
     await page.goto(bridge.url);
     // Mid-conversation: the first turn's waterfall is in, the second answer is being spoken.
     await page.locator('[data-testid=user-text]', { hasText: 'play some music' }).waitFor({ timeout: 30_000 });

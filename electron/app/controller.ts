@@ -13,6 +13,7 @@ import {
   type Command,
   type ModelKind,
   type Request,
+  type ResponseOf,
   type Responses,
   type SettingsUpdateResult,
   type Snapshot,
@@ -222,6 +223,8 @@ export class AssistantController {
   }
 
   /** A request from the renderer; the answer is always a value (errors are in it), never a throw. */
+  async request<R extends Request>(raw: R): Promise<ResponseOf<R> | { ok: false; error: string }>;
+  async request(raw: unknown): Promise<Responses[Request['type']] | { ok: false; error: string }>;
   async request(raw: unknown): Promise<Responses[Request['type']] | { ok: false; error: string }> {
     const parsed = parseRequest(raw);
     if (!parsed.ok) return { ok: false, error: parsed.error };

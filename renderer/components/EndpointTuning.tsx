@@ -82,13 +82,6 @@ export function EndpointTuning() {
     <section className="tuning" aria-labelledby="tuning-title">
       <h2 id="tuning-title">Endpointing</h2>
       <div className="tuning-grid">
-        <div className="sliders">
-          <Slider path="endpointing.vadThreshold" hint="Speech probability that counts as speech (the solid line)." />
-          <Slider path="endpointing.silenceMs" hint="How long a pause ends your turn." />
-          <Slider path="endpointing.minSpeechMs" hint="Shorter sounds (coughs, clicks) start no turn." />
-          <Slider path="endpointing.prefixPaddingMs" />
-          <Slider path="endpointing.maxTurnMs" />
-        </div>
         <div className="traces" data-testid="vad-traces">
           <p className="legend-line">
             <span className="key live">solid: what happened</span> <span className="key replay">dashed and shaded: with these settings</span>
@@ -102,6 +95,13 @@ export function EndpointTuning() {
               return <Trace key={t.turn} trace={trace} span={{ from: t.startMs - 700, to: Math.min(replayEnd + 500, t.startMs + 20000) }} threshold={settings.vadThreshold} live={live} replay={replay} label={`“${entries.find((e) => e.turn === t.turn)?.user ?? '…'}”`} testId="turn-trace" />;
             })}
           {!last && <p className="empty">Speak, and the speech probability appears here.</p>}
+        </div>
+        <div className="sliders">
+          <Slider path="endpointing.vadThreshold" hint="Speech probability that counts as speech (the solid line)." />
+          <Slider path="endpointing.silenceMs" hint="How long a pause ends your turn." />
+          <Slider path="endpointing.minSpeechMs" hint="Shorter sounds (coughs, clicks) start no turn." />
+          <Slider path="endpointing.prefixPaddingMs" />
+          <Slider path="endpointing.maxTurnMs" />
         </div>
       </div>
     </section>
