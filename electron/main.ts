@@ -3,14 +3,15 @@
  * pipeline fed by microphone frames from the renderer. All policy lives in window-policy.ts and all
  * voice logic in pipeline/; this file only wires them to Electron.
  */
-import { app, BrowserWindow, ipcMain, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, ipcMain, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { defaultUserModelsDir, searchOrder } from '../native-models/resolver';
 import { AssistantController } from './app/controller';
 import { IPC, type AppEvent } from './ipc-contract';
 import type { AudioSink } from './renderer-output';
-import { hardenWebContents, isAppUrl, pageIdentity, secureSession, secureWebPreferences } from './window-policy';
+import { appProtocolResponse } from './static-files';
+import { APP_PAGE_URL, APP_SCHEME, hardenWebContents, isAppUrl, pageIdentity, secureSession, secureWebPreferences } from './window-policy';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -28,11 +29,17 @@ const audioSink: AudioSink = {
   control: (c) => page()?.send(IPC.assistantAudioControl, c),
 };
 
-/** The page the window shows: a dev server (ELECTRON_RENDERER_URL, unpackaged only) or the built file. */
+/** The page the window shows: a dev server (ELECTRON_RENDERER_URL, unpackaged only) or the built page on app://. */
 function rendererUrl(): string {
   const dev = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL;
   if (dev && pageIdentity(dev)?.startsWith('http')) return dev;
-  return pathToFileURL(path.join(app.getAppPath(), 'dist', 'renderer', 'index.html')).href;
+  return APP_PAGE_URL;
+}
+
+/** Serves dist/renderer on app://local/ (read-only, only the page's own file types, with the CSP). */
+function serveRenderer(): void {
+  const root = path.join(app.getAppPath(), 'dist', 'renderer');
+  protocol.handle(APP_SCHEME, (request) => appProtocolResponse(root, request.url, request.method));
 }
 
 function bundledModelsDir(): string {
@@ -81,6 +88,8 @@ function main(): void {
     app.quit();
     return;
   }
+  // Before ready: a standard, secure scheme gets a real origin, a secure context (the microphone) and fetch.
+  protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
   app.on('second-instance', () => {
     if (!win) return;
@@ -105,6 +114,7 @@ function main(): void {
 
   void app.whenReady().then(() => {
     const appUrl = rendererUrl();
+    serveRenderer();
     const c = new AssistantController({
       settingsFile: path.join(app.getPath('userData'), 'settings.json'),
       modelRoots: (s) => searchOrder({ explicit: s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: bundledModelsDir() }),

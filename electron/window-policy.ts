@@ -4,6 +4,14 @@
  * app's own page. No Electron import, so it is unit-tested without launching Electron.
  */
 
+/**
+ * The app's own scheme: the packaged page is served as app://local/ rather than file://, so it has a
+ * real origin (file:// pages share an opaque one) and can load its AudioWorklet modules, which
+ * browsers fetch with CORS and refuse from file://.
+ */
+export const APP_SCHEME = 'app';
+export const APP_PAGE_URL = `${APP_SCHEME}://local/index.html`;
+
 /** The subset of Electron's WebPreferences this app sets (structurally compatible with it). */
 export interface SecureWebPreferences {
   preload: string;
@@ -97,6 +105,7 @@ export function pageIdentity(url: string | undefined | null): string | null {
     return null;
   }
   if (u.protocol === 'http:' || u.protocol === 'https:') return u.origin;
+  if (u.protocol === `${APP_SCHEME}:`) return `${APP_SCHEME}://${u.host}`;
   if (u.protocol === 'file:') return `file://${u.host}${u.pathname}`;
   return null;
 }

@@ -11,18 +11,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { BRIDGE_PATH, decodeMicFrame, encodeAudio, type ClientMessage, type ServerMessage } from '../bridge-protocol';
+import { resolveStaticFile } from '../static-files';
 import { CONTENT_SECURITY_POLICY } from '../window-policy';
 import type { AudioSink } from '../renderer-output';
 import type { AssistantController } from './controller';
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-};
 
 /** Larger messages are refused: the biggest legitimate one is a 1 s audio frame or a settings patch. */
 const MAX_MESSAGE_BYTES = 256 * 1024;
@@ -130,20 +122,12 @@ async function serveFile(root: string, req: http.IncomingMessage, res: http.Serv
     res.writeHead(405).end();
     return;
   }
-  let pathname: string;
-  try {
-    pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
-  } catch {
-    res.writeHead(400).end();
-    return;
-  }
-  const file = path.resolve(root, `.${pathname === '/' ? '/index.html' : pathname}`);
-  const type = TYPES[path.extname(file)];
-  // Only files under the renderer folder, of the types the page uses.
-  if (!file.startsWith(root + path.sep) || !type) {
+  const target = resolveStaticFile(root, req.url ?? '/');
+  if (!target) {
     res.writeHead(404).end();
     return;
   }
+  const { file, type } = target;
   try {
     const s = await stat(file);
     if (!s.isFile()) throw new Error('not a file');
