@@ -6,7 +6,7 @@
 import { app, BrowserWindow, ipcMain, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultUserModelsDir, searchOrder } from '../native-models/resolver';
+import { defaultUserDataDir, defaultUserModelsDir, searchOrder } from '../native-models/resolver';
 import { AssistantController } from './app/controller';
 import { IPC, type AppEvent } from './ipc-contract';
 import type { AudioSink } from './renderer-output';
@@ -84,6 +84,8 @@ function registerIpc(appUrl: string, c: AssistantController): void {
 }
 
 function main(): void {
+  // One settings folder whatever the product name: the one `dev:web` uses too (see defaultUserDataDir).
+  app.setPath('userData', defaultUserDataDir());
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return;
