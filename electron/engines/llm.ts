@@ -63,7 +63,7 @@ function autoThreads(): number {
 /** Vulkan drivers that are the CPU in disguise: slower than llama.cpp's own CPU backend. */
 const SOFTWARE_GPU = /llvmpipe|lavapipe|softpipe|swiftshader|microsoft basic render/i;
 
-async function pickBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; skipped?: string }> {
+export async function pickBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; skipped?: string }> {
   const common = { build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false } as const;
   if (gpu === 'cpu') return { llama: await getLlama({ ...common, gpu: false }) };
   const llama = await getLlama({ ...common, gpu });
