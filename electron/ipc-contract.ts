@@ -7,6 +7,10 @@
 import type { PipelineEvent } from './pipeline/events';
 import type { LlmBackend } from './engines/llm';
 import type { Settings } from './settings/schema';
+import type { FileProgress } from '../native-models/downloader';
+import type { SetupPlan } from '../native-models/setup-plan';
+
+export type { FileProgress, SetupPlan };
 
 export const IPC = {
   /** renderer -> main (send): one frame of 16 kHz mono microphone audio, a Float32Array. */
@@ -56,7 +60,10 @@ export type Command =
   /** Forget the conversation so far. */
   | { type: 'reset-conversation' }
   /** The player's stream position (ms), what has actually reached the speaker. */
-  | { type: 'playback-progress'; position: number };
+  | { type: 'playback-progress'; position: number }
+  /** First run: download the models in the setup plan. */
+  | { type: 'download-models' }
+  | { type: 'cancel-download' };
 
 export type ModelKind = 'vad' | 'stt' | 'llm' | 'tts';
 
@@ -77,9 +84,21 @@ export interface LlmStatus {
   softwareGpuSkipped?: string;
 }
 
+/** First run: what must be downloaded, and how that is going. */
+export interface SetupStatus extends SetupPlan {
+  /** Where the models go. */
+  folder: string;
+  state: 'waiting' | 'downloading' | 'failed' | 'cancelled';
+  error: string | null;
+}
+
 export interface AppStatus {
-  /** starting: settings not read yet; loading: models loading; ready: listening possible; error: see `error`. */
-  phase: 'starting' | 'loading' | 'ready' | 'error';
+  /**
+   * starting: settings not read yet; setup: models must be downloaded first (see `setup`);
+   * loading: models loading; ready: listening possible; error: see `error`.
+   */
+  phase: 'starting' | 'setup' | 'loading' | 'ready' | 'error';
+  setup: SetupStatus | null;
   listening: boolean;
   models: ModelStatus[];
   llm: LlmStatus | null;
@@ -115,7 +134,9 @@ export type AppEvent =
   | { type: 'pipeline'; event: PipelineEvent }
   | { type: 'settings'; settings: Settings }
   | { type: 'status'; status: AppStatus }
-  | { type: 'notice'; level: 'info' | 'error'; message: string };
+  | { type: 'notice'; level: 'info' | 'error'; message: string }
+  /** First-run download progress, per file. */
+  | { type: 'download'; progress: FileProgress };
 
 /** What the renderer talks to: `window.assistant` in the app, a WebSocket client in a browser. */
 export interface AssistantApi {
@@ -158,7 +179,9 @@ export function parseCommand(v: unknown): Parsed<Command> {
       return typeof v.down === 'boolean' ? { ok: true, value: { type: v.type, down: v.down } } : bad('"down" must be true or false');
     }
     case 'interrupt':
-    case 'reset-conversation': {
+    case 'reset-conversation':
+    case 'download-models':
+    case 'cancel-download': {
       const extra = onlyKeys(v, ['type'], v.type);
       return extra ? bad(extra) : { ok: true, value: { type: v.type } };
     }

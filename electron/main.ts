@@ -121,6 +121,7 @@ function main(): void {
       settingsFile: path.join(app.getPath('userData'), 'settings.json'),
       modelRoots: (s) => searchOrder({ explicit: s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: bundledModelsDir() }),
       audioSink: () => audioSink,
+      downloadRoot: defaultUserModelsDir(),
     });
     controller = c;
     secureSession(session.defaultSession, appUrl, (contents) => win !== null && !win.isDestroyed() && contents === win.webContents);

@@ -1,6 +1,7 @@
 /** The window: conversation and controls on the left; latency, endpoint tuning, settings and models on the right. */
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { Controls } from './components/Controls';
+import { FirstRun } from './components/FirstRun';
 import { Conversation } from './components/Conversation';
 import { EndpointTuning } from './components/EndpointTuning';
 import { Latency } from './components/Latency';
@@ -74,6 +75,21 @@ function AudioGate({ onStart }: { onStart: () => void }) {
   );
 }
 
+function Conversations() {
+  return (
+    <main className="layout">
+      <div className="left">
+        <Conversation />
+        <Controls />
+      </div>
+      <div className="right">
+        <Latency />
+        <Tabs />
+      </div>
+    </main>
+  );
+}
+
 export function App({ onStartAudio }: { onStartAudio: () => void }) {
   const connection = useUi((s) => s.connection);
   const message = useUi((s) => s.connectionMessage);
@@ -93,16 +109,13 @@ export function App({ onStartAudio }: { onStartAudio: () => void }) {
       )}
       <Notices />
       <AudioGate onStart={onStartAudio} />
-      <main className="layout">
-        <div className="left">
-          <Conversation />
-          <Controls />
-        </div>
-        <div className="right">
-          <Latency />
-          <Tabs />
-        </div>
-      </main>
+      {status?.phase === 'setup' ? (
+        <main className="setup-layout">
+          <FirstRun />
+        </main>
+      ) : (
+        <Conversations />
+      )}
     </div>
   );
 }

@@ -3,7 +3,7 @@
  * VAD trace. Components read it; only `apply` (events) and the actions below change it.
  */
 import { create } from 'zustand';
-import type { AppEvent, AppStatus } from '../electron/ipc-contract';
+import type { AppEvent, AppStatus, FileProgress } from '../electron/ipc-contract';
 import type { AssistantState } from '../electron/pipeline/events';
 import type { TurnReport } from '../electron/pipeline/report';
 import type { Settings } from '../electron/settings/schema';
@@ -52,6 +52,8 @@ export interface UiState {
   trace: VadPoint[];
   notices: Notice[];
   micLevel: number;
+  /** First-run download progress by "model/file". */
+  downloads: Record<string, FileProgress>;
   /** The browser is holding audio until the user clicks (autoplay policy). */
   audioBlocked: boolean;
   audioError: string | null;
@@ -85,6 +87,7 @@ export const useUi = create<UiState>()((set, get) => ({
   trace: [],
   notices: [],
   micLevel: 0,
+  downloads: {},
   audioBlocked: false,
   audioError: null,
 
@@ -98,6 +101,9 @@ export const useUi = create<UiState>()((set, get) => ({
         return;
       case 'notice':
         get().notify(e.level, e.message);
+        return;
+      case 'download':
+        set((s) => ({ downloads: { ...s.downloads, [`${e.progress.modelId}/${e.progress.file}`]: e.progress } }));
         return;
       case 'pipeline':
         break;

@@ -1,11 +1,11 @@
 /**
  * `npm run screenshot`: the README's pictures of the app mid-conversation (light and dark), taken
  * with the end-to-end harness: dev:web with the shared test models, Chromium's microphone playing
- * two_turns.wav. Writes docs/app.png and docs/app-dark.png.
+ * two_turns.wav. Writes docs/app.png, docs/app-dark.png and docs/first-run.png.
  */
 import path from 'node:path';
 import { launchBrowser, startBridge } from '../test/browser-harness';
-import { ROOT, SPEECH } from '../test/helpers';
+import { ROOT, SPEECH, tempDir } from '../test/helpers';
 
 for (const scheme of ['light', 'dark'] as const) {
   const bridge = await startBridge({ settings: { llm: { threads: 2, maxTokens: 64 } } });
@@ -18,6 +18,23 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.locator('[data-testid=assistant-state][data-state=speaking]').waitFor({ timeout: 30_000 });
     await page.waitForTimeout(1200);
     const file = path.join(ROOT, 'docs', scheme === 'light' ? 'app.png' : 'app-dark.png');
+    await page.screenshot({ path: file });
+    console.log(`wrote ${path.relative(ROOT, file)}`);
+  } finally {
+    await browser.close();
+    await bridge.stop();
+  }
+}
+
+// First run with the real default catalog and an empty models folder: the plan, before downloading.
+{
+  const bridge = await startBridge({ models: path.join(tempDir('lva-shot-'), 'models') });
+  const browser = await launchBrowser(path.join(SPEECH, 'silence.wav'));
+  try {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 720 }, deviceScaleFactor: 1 });
+    await page.goto(bridge.url);
+    await page.locator('[data-testid=first-run]').waitFor({ timeout: 30_000 });
+    const file = path.join(ROOT, 'docs', 'first-run.png');
     await page.screenshot({ path: file });
     console.log(`wrote ${path.relative(ROOT, file)}`);
   } finally {

@@ -117,7 +117,13 @@ describe('the WebSocket bridge', () => {
     settingsFile = path.join(dir, 'settings.json');
     const sink = new BridgeAudioSink();
     // No models anywhere: the assistant must say so and keep running.
-    controller = new AssistantController({ settingsFile, modelRoots: () => [path.join(dir, 'no-models-here')], audioSink: () => sink });
+    controller = new AssistantController({
+      settingsFile,
+      modelRoots: () => [path.join(dir, 'no-models-here')],
+      audioSink: () => sink,
+      downloadRoot: path.join(dir, 'downloads'),
+      detectHardware: async () => ({ backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB: 8192 }),
+    });
     bridge = await startWebBridge(controller, sink, { staticDir: path.join(ROOT, 'dist', 'renderer'), port: 0 });
     origin = bridge.url.replace(/\/$/, '');
     wsUrl = `${origin.replace('http', 'ws')}${BRIDGE_PATH}`;
@@ -145,19 +151,22 @@ describe('the WebSocket bridge', () => {
     await assert.rejects(connect(wsUrl, 'http://localhost:1'), /HTTP 403/);
   });
 
-  it('reports a missing model with the fix, and keeps answering', async () => {
+  it('with no models installed it offers the first-run downloads, and keeps answering', async () => {
     const c = await connect(wsUrl, origin);
     try {
       const snap = (await c.request({ type: 'get-snapshot' })) as Snapshot;
-      assert.equal(snap.status.phase, 'error');
-      assert.match(snap.status.error ?? '', /No \w+ model is installed .*npm run models -- fetch/);
-      assert.ok(snap.status.models.every((m) => m.state === 'error'));
+      assert.equal(snap.status.phase, 'setup');
+      const setup = snap.status.setup!;
+      assert.deepEqual(setup.models.map((m) => m.id), ['silero-vad', 'sherpa-onnx-streaming-zipformer-en-2023-06-26', 'qwen2.5-1.5b-instruct-q4_k_m', 'vits-piper-en_US-libritts_r-medium-int8']);
+      assert.match(setup.recommendation?.reason ?? '', /No usable GPU/);
+      assert.equal(setup.state, 'waiting');
+      assert.ok(setup.totalBytes! > 1_000_000_000);
       // Audio and commands with no pipeline are harmless.
       c.ws.send(new Uint8Array([1, 2, 3]));
       c.ws.send(new Float32Array(320).fill(Number.NaN));
       c.ws.send(JSON.stringify({ kind: 'command', command: { type: 'interrupt' } }));
       c.ws.send('not json');
-      assert.equal(((await c.request({ type: 'get-snapshot' })) as Snapshot).status.phase, 'error');
+      assert.equal(((await c.request({ type: 'get-snapshot' })) as Snapshot).status.phase, 'setup');
     } finally {
       c.ws.close();
     }
@@ -202,7 +211,7 @@ describe('the WebSocket bridge', () => {
     try {
       await first.next((m) => m.kind === 'replaced');
       assert.equal(await closed, 4000);
-      assert.equal(((await second.request({ type: 'get-snapshot' })) as Snapshot).status.phase, 'error');
+      assert.equal(((await second.request({ type: 'get-snapshot' })) as Snapshot).status.phase, 'setup');
     } finally {
       second.ws.close();
     }

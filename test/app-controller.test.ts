@@ -28,6 +28,7 @@ describe('the app controller on the real engines', () => {
     controller = new AssistantController({
       settingsFile,
       modelRoots: () => MODEL_ROOTS,
+      downloadRoot: tempDir('lva-ctl-dl-'),
       audioSink: () => ({ audio: (a) => audio.push(a), control: (c) => controls.push(c) }),
     });
     controller.on((e) => events.push(e));

@@ -77,14 +77,14 @@ export const TEST_SETTINGS = { llm: { threads: 2, maxTokens: 16 } };
  * Starts `dev:web` on a free port with the shared test models. `settings` is written to the settings
  * file first (a string as is, e.g. a corrupt file; null keeps the file as it is).
  */
-export async function startBridge(opts: { settings?: object | string | null; settingsFile?: string } = {}): Promise<Bridge> {
+export async function startBridge(opts: { settings?: object | string | null; settingsFile?: string; models?: string; extraArgs?: string[] } = {}): Promise<Bridge> {
   buildRenderer();
   const file = opts.settingsFile ?? path.join(tempDir('lva-e2e-'), 'settings.json');
   const settings = opts.settings === undefined ? TEST_SETTINGS : opts.settings;
   if (settings !== null) await writeFile(file, typeof settings === 'string' ? settings : JSON.stringify(settings));
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'electron', 'cli', 'dev-web.ts'), '--port', '0', '--models', MODELS, '--settings', file],
+    ['--import', 'tsx', path.join(ROOT, 'electron', 'cli', 'dev-web.ts'), '--port', '0', '--models', opts.models ?? MODELS, '--settings', file, ...(opts.extraArgs ?? [])],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -105,8 +105,8 @@ export async function startBridge(opts: { settings?: object | string | null; set
       reject(new Error(`dev:web exited (${code}):\n${out}`));
     });
   });
-  // Ready means the models are loaded: the CLI prints which.
-  await waitFor(() => /models loaded|! /.test(out), 60_000, () => `dev:web never loaded its models:\n${out}`);
+  // Ready means the models are loaded (the CLI prints which), or that first run waits for downloads.
+  await waitFor(() => /models loaded|needs its models|! /.test(out), 60_000, () => `dev:web never loaded its models:\n${out}`);
   return {
     url,
     settingsFile: file,

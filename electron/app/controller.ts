@@ -18,6 +18,11 @@ import {
   type SettingsUpdateResult,
   type Snapshot,
 } from '../ipc-contract';
+import { ALL_MODELS } from '../../native-models/catalog';
+import { fetchModel } from '../../native-models/downloader';
+import type { Hardware } from '../../native-models/recommend';
+import { planSetup } from '../../native-models/setup-plan';
+import type { ModelEntry } from '../../native-models/types';
 import { RealtimeClock, type Clock } from '../pipeline/clock';
 import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
@@ -32,6 +37,12 @@ export interface ControllerOptions {
   modelRoots(settings: Settings): string[];
   /** Where assistant audio goes: the connected renderer, or null. */
   audioSink(): AudioSink | null;
+  /** Where first-run downloads go (the user's models folder). */
+  downloadRoot: string;
+  /** The model catalog (a test or a mirror may give its own). */
+  catalog?: readonly ModelEntry[];
+  /** What the machine offers the LLM (for the recommended size); detected with llama.cpp by default. */
+  detectHardware?: () => Promise<Hardware>;
   clock?: Clock;
 }
 
@@ -57,7 +68,9 @@ export class AssistantController {
   private engines: LoadedEngines | null = null;
   private pipeline: VoicePipeline | null = null;
   private unsubscribe: (() => void) | null = null;
-  private status: AppStatus = { phase: 'starting', listening: true, models: KINDS.map((kind) => ({ kind, state: 'waiting' })), llm: null, error: null };
+  private status: AppStatus = { phase: 'starting', setup: null, listening: true, models: KINDS.map((kind) => ({ kind, state: 'waiting' })), llm: null, error: null };
+  private readonly catalog: readonly ModelEntry[];
+  private download: AbortController | null = null;
   private readonly notices: string[] = [];
   private loading: Promise<void> = Promise.resolve();
   private disposed = false;
@@ -66,6 +79,7 @@ export class AssistantController {
 
   constructor(private readonly options: ControllerOptions) {
     this.clock = options.clock ?? new RealtimeClock();
+    this.catalog = options.catalog ?? ALL_MODELS;
     this.store = new SettingsStore(options.settingsFile);
     this.output = new RendererOutput(options.audioSink, this.clock);
     this.ticker = setInterval(() => this.pipeline?.settle(), SETTLE_INTERVAL_MS);
@@ -122,8 +136,9 @@ export class AssistantController {
   private async loadNow(): Promise<void> {
     if (this.disposed) return;
     await this.unload();
-    this.setStatus({ phase: 'loading', error: null, llm: null, models: KINDS.map((kind) => ({ kind, state: 'waiting' })) });
+    this.setStatus({ phase: 'loading', setup: null, error: null, llm: null, models: KINDS.map((kind) => ({ kind, state: 'waiting' })) });
     const roots = this.options.modelRoots(this.store.current);
+    if (await this.offerSetup(roots)) return;
     let engines: LoadedEngines;
     try {
       engines = await loadEngines(
@@ -131,6 +146,7 @@ export class AssistantController {
         roots,
         (kind, phase, model) =>
           this.setModel(kind, phase === 'loading' ? { state: 'loading' } : { state: 'ready', id: model?.id, name: model?.name, loadMs: model?.loadMs }),
+        this.catalog,
       );
     } catch (err) {
       // A missing or broken model is the user's to fix: the message says how; the app keeps running.
@@ -158,6 +174,49 @@ export class AssistantController {
         ...(info.softwareGpuSkipped ? { softwareGpuSkipped: info.softwareGpuSkipped } : {}),
       },
     });
+  }
+
+  /**
+   * First run (or a model deleted since): when a kind has no model installed, the window shows what
+   * will be downloaded instead of an error. True when setup is needed.
+   */
+  private async offerSetup(roots: string[]): Promise<boolean> {
+    const detect = this.options.detectHardware ?? (async () => (await import('../engines/hardware')).detectHardware());
+    let plan;
+    try {
+      plan = await planSetup(this.catalog, roots, detect);
+    } catch (err) {
+      this.setStatus({ phase: 'error', error: messageOf(err, 'Could not work out which models to download') });
+      return true;
+    }
+    if (!plan) return false;
+    this.setStatus({ phase: 'setup', setup: { ...plan, folder: this.options.downloadRoot, state: 'waiting', error: null } });
+    return true;
+  }
+
+  /** Downloads the setup plan's models, then loads them. */
+  private async downloadModels(): Promise<void> {
+    const setup = this.status.setup;
+    if (!setup || this.download) return;
+    const abort = new AbortController();
+    this.download = abort;
+    this.setStatus({ setup: { ...setup, state: 'downloading', error: null } });
+    try {
+      for (const m of setup.models) {
+        const entry = this.catalog.find((e) => e.id === m.id);
+        if (!entry) throw new Error(`${m.id} is not in the catalog`);
+        await fetchModel(entry, { root: this.options.downloadRoot, signal: abort.signal, onProgress: (progress) => this.emit({ type: 'download', progress }) });
+      }
+    } catch (err) {
+      const current = this.status.setup ?? setup;
+      const cancelled = abort.signal.aborted;
+      this.setStatus({ setup: { ...current, state: cancelled ? 'cancelled' : 'failed', error: cancelled ? null : messageOf(err, 'The download failed') } });
+      return;
+    } finally {
+      this.download = null;
+    }
+    this.notice('info', 'The models are downloaded and verified.');
+    await this.reload();
   }
 
   private async unload(): Promise<void> {
@@ -219,6 +278,12 @@ export class AssistantController {
       case 'playback-progress':
         this.output.reportProgress(c.position);
         break;
+      case 'download-models':
+        void this.downloadModels();
+        break;
+      case 'cancel-download':
+        this.download?.abort();
+        break;
     }
   }
 
@@ -261,6 +326,7 @@ export class AssistantController {
 
   async dispose(): Promise<void> {
     this.disposed = true;
+    this.download?.abort();
     clearInterval(this.ticker);
     await this.loading;
     await this.unload();

@@ -1,5 +1,5 @@
 /**
- * `npm run dev:web -- [--port PORT] [--models DIR] [--settings FILE]`: the assistant in a browser.
+ * `npm run dev:web -- [--port PORT] [--models DIR] [--settings FILE] [--catalog FILE]`: the assistant in a browser.
  * Runs the same controller as the app behind the WebSocket bridge and serves the built renderer
  * (`npm run dev:web` builds it first) on 127.0.0.1, then prints the URL to open.
  */
@@ -10,20 +10,20 @@ import { AssistantController } from '../app/controller';
 import { BridgeAudioSink, startWebBridge } from '../app/web-bridge';
 import { UserError } from '../errors';
 import { BUNDLED_MODELS_DIR, defaultUserDataDir, defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
+import { loadCatalogFile } from '../../native-models/catalog-file';
 import { parseCli, runCli } from './args';
 
-const USAGE = 'npm run dev:web -- [--port PORT] [--models DIR] [--settings FILE]';
+const USAGE = 'npm run dev:web -- [--port PORT] [--models DIR] [--settings FILE] [--catalog FILE]';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 runCli(async () => {
   const { values } = parseCli(
     process.argv.slice(2),
-    { port: { type: 'string', default: '5177' }, models: { type: 'string' }, settings: { type: 'string' } },
+    { port: { type: 'string', default: '5177' }, models: { type: 'string' }, settings: { type: 'string' }, catalog: { type: 'string' } },
     USAGE,
   );
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port must be a port number (0-65535, 0 = any free port), got "${values.port}"`, 'usage');
-  if (values.models && !existsSync(values.models)) throw new UserError(`--models: folder ${values.models} does not exist`, 'usage');
   const staticDir = path.join(root, 'dist', 'renderer');
   if (!existsSync(path.join(staticDir, 'index.html'))) throw new UserError('The renderer is not built: run `npm run build` (or use `npm run dev:web`, which builds it).', 'not-built');
 
@@ -32,6 +32,9 @@ runCli(async () => {
     settingsFile: path.resolve(values.settings ?? path.join(defaultUserDataDir(), 'settings.json')),
     modelRoots: (s) => searchOrder({ explicit: values.models ?? s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: BUNDLED_MODELS_DIR }),
     audioSink: () => sink,
+    // First-run downloads go to the folder given with --models, else the user's models folder.
+    downloadRoot: path.resolve(values.models ?? defaultUserModelsDir()),
+    ...(values.catalog ? { catalog: await loadCatalogFile(values.catalog) } : {}),
   });
   let bridge;
   try {
@@ -51,6 +54,7 @@ runCli(async () => {
   started.then(() => {
     const s = controller.snapshot().status;
     if (s.phase === 'ready') console.log(`models loaded: ${s.models.map((m) => `${m.kind} ${m.id ?? '?'}`).join(', ')}; LLM on ${s.llm?.backend ?? '?'}`);
+    if (s.phase === 'setup') console.log(`First run: the assistant needs its models (${s.setup?.models.map((m) => m.id).join(', ')}); open the page to download them.`);
   }, (e: unknown) => console.error(e));
 
   await new Promise<void>((resolve) => {

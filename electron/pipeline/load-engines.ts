@@ -1,5 +1,6 @@
+import { ALL_MODELS } from '../../native-models/catalog';
 import { pickModel } from '../../native-models/resolver';
-import type { ModelKind, ResolvedModel } from '../../native-models/types';
+import type { ModelEntry, ModelKind, ResolvedModel } from '../../native-models/types';
 import { LlamaEngine, type LlmInfo } from '../engines/llm';
 import { loadRecognizer } from '../engines/stt';
 import { SherpaTts } from '../engines/tts';
@@ -34,13 +35,14 @@ export async function loadEngines(
   settings: () => Settings,
   roots: string[],
   onProgress: LoadProgress = () => {},
+  catalog: readonly ModelEntry[] = ALL_MODELS,
 ): Promise<LoadedEngines> {
   const s = settings();
   const [vadModel, sttModel, llmModel, ttsModel] = await Promise.all([
-    pickModel('vad', roots, s.models.vad ?? undefined),
-    pickModel('stt', roots, s.models.stt ?? undefined),
-    pickModel('llm', roots, s.models.llm ?? undefined),
-    pickModel('tts', roots, s.models.tts ?? undefined),
+    pickModel('vad', roots, s.models.vad ?? undefined, catalog),
+    pickModel('stt', roots, s.models.stt ?? undefined, catalog),
+    pickModel('llm', roots, s.models.llm ?? undefined, catalog),
+    pickModel('tts', roots, s.models.tts ?? undefined, catalog),
   ]);
 
   onProgress('vad', 'loading');

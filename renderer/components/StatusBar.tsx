@@ -15,7 +15,7 @@ export function StatusBar() {
   const level = useUi((s) => s.micLevel);
   const connection = useUi((s) => s.connection);
   const ready = status?.phase === 'ready' && connection === 'connected';
-  const label = connection !== 'connected' ? (connection === 'lost' ? 'Disconnected' : 'Connecting…') : !status || status.phase === 'starting' || status.phase === 'loading' ? 'Loading models…' : status.phase === 'error' ? 'Not available' : !listening ? 'Microphone off' : LABELS[state];
+  const label = connection !== 'connected' ? (connection === 'lost' ? 'Disconnected' : 'Connecting…') : !status || status.phase === 'starting' || status.phase === 'loading' ? 'Loading models…' : status.phase === 'setup' ? 'Needs its models' : status.phase === 'error' ? 'Not available' : !listening ? 'Microphone off' : LABELS[state];
   const shown = ready && listening ? state : 'idle';
   // A perceptual scale: speech at -30 dBFS fills about two thirds.
   const db = 20 * Math.log10(Math.max(level, 1e-5));
