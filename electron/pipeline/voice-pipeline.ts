@@ -371,6 +371,8 @@ export class VoicePipeline {
   }
 
   private endTurn(e: Extract<SegmenterEvent, { type: 'end-of-turn' }>): void {
+    // Stamped before the reply starts: a streaming recognizer's finish() does part of its work at once.
+    const endOfTurnMs = this.clock.now();
     const stt = this.stt;
     this.stt = null;
     if (!stt) return;
@@ -398,7 +400,7 @@ export class VoicePipeline {
       speechStartMs: carried?.speechStartMs ?? this.clockOf(e.speechStartMs),
       speechEndMs: this.clockOf(e.speechEndMs),
       // The decision is made now: input time converted would drift by the processing lag.
-      endOfTurnMs: this.clock.now(),
+      endOfTurnMs,
       endReason: e.reason,
       reply,
       settled: false,

@@ -3,6 +3,9 @@
  * percentiles per stage. Pure functions of turn reports.
  */
 import type { TurnReport } from '../../electron/pipeline/report';
+import { percentile } from '../../electron/pipeline/stats';
+
+export { percentile };
 
 export type StageKey = 'endpoint' | 'stt' | 'llm' | 'clause' | 'tts';
 
@@ -43,14 +46,6 @@ export function waterfall(r: TurnReport): { stages: Stage[]; totalMs: number | n
     at = Math.max(at, end);
   }
   return { stages, totalMs: r.latency.voiceToVoiceMs };
-}
-
-/** Nearest-rank percentile (q in 0..1) of the finite values; null for none. */
-export function percentile(values: readonly (number | null)[], q: number): number | null {
-  const xs = values.filter((v): v is number => v !== null && Number.isFinite(v)).sort((a, b) => a - b);
-  if (xs.length === 0) return null;
-  const rank = Math.min(xs.length, Math.max(1, Math.ceil(q * xs.length)));
-  return xs[rank - 1]!;
 }
 
 export type SummaryKey = 'endpointMs' | 'sttMs' | 'llmTtftMs' | 'ttsFirstAudioMs' | 'voiceToVoiceMs';

@@ -1,0 +1,117 @@
+/**
+ * Engines that keep account of their own processing time, for the benchmark's real-time factors.
+ * They wrap the real engines and change nothing else: the pipeline under test is the app's.
+ */
+import type { LanguageModel } from '../engines/llm';
+import type { SpeechRecognizer, SttSession } from '../engines/stt';
+import type { SpeechSynthesizer } from '../engines/tts';
+import type { VoiceActivityDetector } from '../engines/vad';
+import { VAD_SAMPLE_RATE } from '../engines/vad';
+import type { PipelineEngines } from '../pipeline/voice-pipeline';
+
+export interface EngineAccount {
+  /** Processing time (ms) and the audio it concerned (ms). */
+  vad: { ms: number; audioMs: number };
+  stt: { ms: number; audioMs: number };
+  /** LLM generation time against the duration of the answers' speech (added by the caller from `audio` events). */
+  llm: { ms: number; audioMs: number };
+  tts: { ms: number; audioMs: number };
+}
+
+export function newAccount(): EngineAccount {
+  return { vad: { ms: 0, audioMs: 0 }, stt: { ms: 0, audioMs: 0 }, llm: { ms: 0, audioMs: 0 }, tts: { ms: 0, audioMs: 0 } };
+}
+
+const now = () => performance.now();
+
+function vad(inner: VoiceActivityDetector, a: EngineAccount): VoiceActivityDetector {
+  return {
+    get info() {
+      return inner.info;
+    },
+    async accept(window) {
+      const t0 = now();
+      try {
+        return await inner.accept(window);
+      } finally {
+        a.vad.ms += now() - t0;
+        a.vad.audioMs += (window.length / VAD_SAMPLE_RATE) * 1000;
+      }
+    },
+    setThreshold: (t) => inner.setThreshold(t),
+    reset: () => inner.reset(),
+    dispose: () => inner.dispose(),
+  };
+}
+
+function stt(inner: SpeechRecognizer, a: EngineAccount): SpeechRecognizer {
+  const wrap = (s: SttSession): SttSession => ({
+    accept(samples) {
+      const t0 = now();
+      s.accept(samples);
+      a.stt.ms += now() - t0;
+      a.stt.audioMs += (samples.length / 16000) * 1000;
+    },
+    async finish() {
+      const t0 = now();
+      try {
+        return await s.finish();
+      } finally {
+        a.stt.ms += now() - t0;
+      }
+    },
+    abort: () => s.abort(),
+  });
+  return {
+    streaming: inner.streaming,
+    leadInMs: inner.leadInMs,
+    info: inner.info,
+    createSession: (onPartial) => wrap(inner.createSession(onPartial)),
+  };
+}
+
+function llm(inner: LanguageModel, a: EngineAccount): LanguageModel {
+  return {
+    get info() {
+      return inner.info;
+    },
+    async generate(text, opts) {
+      const t0 = now();
+      try {
+        return await inner.generate(text, opts);
+      } finally {
+        a.llm.ms += now() - t0;
+      }
+    },
+    replaceLastReply: (text, interrupted) => inner.replaceLastReply(text, interrupted),
+    dropLastExchange: () => inner.dropLastExchange(),
+    resetConversation: () => inner.resetConversation(),
+    setSystemPrompt: (prompt) => inner.setSystemPrompt(prompt),
+    dispose: () => inner.dispose(),
+  };
+}
+
+function tts(inner: SpeechSynthesizer, a: EngineAccount): SpeechSynthesizer {
+  return {
+    get sampleRate() {
+      return inner.sampleRate;
+    },
+    get info() {
+      return inner.info;
+    },
+    async synthesize(text, opts) {
+      const t0 = now();
+      const samples = await inner.synthesize(text, opts);
+      a.tts.ms += now() - t0;
+      if (samples) {
+        const ms = (samples.length / inner.sampleRate) * 1000;
+        a.tts.audioMs += ms;
+      }
+      return samples;
+    },
+  };
+}
+
+export function instrument(engines: PipelineEngines, account: EngineAccount): PipelineEngines {
+  return { vad: vad(engines.vad, account), stt: stt(engines.stt, account), llm: llm(engines.llm, account), tts: tts(engines.tts, account) };
+}
