@@ -154,6 +154,7 @@ export class LlamaEngine implements LanguageModel {
   }
 
   async generate(userText: string, opts: GenerateOptions): Promise<GenerateResult> {
+    this.trimHistory();
     let result;
     try {
       result = await this.session.promptWithMeta(userText, {
@@ -179,6 +180,44 @@ export class LlamaEngine implements LanguageModel {
     if (last?.type !== 'model') return;
     const heard: ChatHistoryItem = { type: 'model', response: [interrupted ? `${text}…` : text] };
     this.session.setChatHistory([...history.slice(0, -1), heard]);
+  }
+
+  /**
+   * Keeps a long conversation from growing without end: once the history passes half the context,
+   * the oldest exchanges are dropped until it fits in a quarter (the system prompt stays). Cutting
+   * well below the trigger means the history is re-evaluated from scratch only now and then, not on
+   * every turn.
+   */
+  private trimHistory(): void {
+    const history = this.session.getChatHistory();
+    const tokens = (h: ChatHistoryItem) => {
+      const text = h.type === 'model' ? h.response.filter((r) => typeof r === 'string').join('') : typeof h.text === 'string' ? h.text : JSON.stringify(h.text);
+      // A few tokens of chat-template framing per message.
+      return this.model.tokenize(text).length + 8;
+    };
+    const sizes = history.map(tokens);
+    let total = sizes.reduce((a, b) => a + b, 0);
+    const size = this.context.contextSize;
+    if (total <= size / 2) return;
+    const first = history[0]?.type === 'system' ? 1 : 0;
+    let cut = first;
+    // Whole exchanges only (a user message and the reply to it), oldest first.
+    while (cut < history.length && total > size / 4) {
+      total -= sizes[cut]!;
+      cut++;
+      if (history[cut]?.type === 'model') {
+        total -= sizes[cut]!;
+        cut++;
+      }
+    }
+    this.session.setChatHistory([...history.slice(0, first), ...history.slice(cut)]);
+  }
+
+  /** The conversation as the model will see it next (diagnostics and tests). */
+  chatHistory(): { role: 'system' | 'user' | 'model'; text: string }[] {
+    return this.session.getChatHistory().map((h) =>
+      h.type === 'system' ? { role: 'system', text: typeof h.text === 'string' ? h.text : JSON.stringify(h.text) } : h.type === 'user' ? { role: 'user', text: h.text } : { role: 'model', text: h.response.filter((r) => typeof r === 'string').join('') },
+    );
   }
 
   dropLastExchange(): void {

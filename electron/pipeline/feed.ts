@@ -19,25 +19,45 @@ const tick = () => new Promise<void>((r) => setImmediate(r));
  * Streams a recording into the pipeline the way a microphone would: one 32 ms frame at a time,
  * on the pipeline's clock. Returns the input time at which feeding stopped.
  */
-export async function feedAudio(
+export function feedAudio(pipeline: VoicePipeline, samples: Float32Array, clock: Clock, output: AudioOutput, opts: FeedOptions): Promise<number> {
+  const frames = Math.ceil(samples.length / VAD_WINDOW);
+  return feedFrames(
+    pipeline,
+    (k) => {
+      if (k >= frames) return null;
+      const frame = new Float32Array(VAD_WINDOW);
+      frame.set(samples.subarray(k * VAD_WINDOW, (k + 1) * VAD_WINDOW));
+      return frame;
+    },
+    clock,
+    output,
+    opts,
+  );
+}
+
+/**
+ * The same from a frame source (frame k covers [k * 32, (k + 1) * 32) ms; null once the input
+ * has ended), so an endless session need not be held in memory.
+ */
+export async function feedFrames(
   pipeline: VoicePipeline,
-  samples: Float32Array,
+  source: (k: number) => Float32Array | null,
   clock: Clock,
   output: AudioOutput,
   opts: FeedOptions,
 ): Promise<number> {
   const maxTailMs = opts.maxTailMs ?? 120_000;
-  const inputMs = (samples.length / VAD_SAMPLE_RATE) * 1000;
+  let inputMs = Infinity;
   for (let k = 0; ; k++) {
     const startMs = k * VAD_WINDOW_MS;
     const endMs = startMs + VAD_WINDOW_MS;
-    const inInput = startMs < inputMs;
-    if (!inInput) {
+    let frame = startMs < inputMs ? source(k) : null;
+    if (!frame) {
+      inputMs = Math.min(inputMs, startMs);
       const finished = !pipeline.active && output.endMs <= startMs;
       if (finished || startMs - inputMs > maxTailMs) return startMs;
+      frame = new Float32Array(VAD_WINDOW);
     }
-    const frame = new Float32Array(VAD_WINDOW);
-    if (inInput) frame.set(samples.subarray(k * VAD_WINDOW, (k + 1) * VAD_WINDOW));
     opts.beforeFrame?.(frame, startMs);
     if (opts.fast && clock instanceof FastForwardClock && !pipeline.busy) {
       clock.skipTo(endMs);
