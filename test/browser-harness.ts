@@ -9,6 +9,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { BRIDGE_PATH } from '../electron/bridge-protocol';
+import { DEFAULT_SETTINGS, mergeSettings } from '../electron/settings/schema';
 import { MODELS, ROOT, tempDir } from './helpers';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -112,8 +113,10 @@ export async function startBridge(opts: { settings?: object | string | null; set
     settingsFile: file,
     output: () => out,
     async resetSettings() {
-      const answers = (await requestOverBridge(url, [{ type: 'reset-settings' }, { type: 'update-settings', patch: TEST_SETTINGS }])) as { ok: boolean }[];
-      if (!answers.every((a) => a.ok)) throw new Error(`could not reset the settings: ${JSON.stringify(answers)}`);
+      // One complete settings object: the fields that reload the models (threads...) never change
+      // on the way, so no test starts while the models are reloading.
+      const [answer] = (await requestOverBridge(url, [{ type: 'update-settings', patch: mergeSettings(DEFAULT_SETTINGS, TEST_SETTINGS) }])) as { ok: boolean }[];
+      if (!answer?.ok) throw new Error(`could not reset the settings: ${JSON.stringify(answer)}`);
     },
     stop: () =>
       new Promise<void>((resolve) => {
