@@ -43,6 +43,9 @@ interface Carried {
 }
 
 
+/** Input arriving this much later than its place on the clock means the input paused. */
+const RETIE_AFTER_MS = 250;
+
 /** Audio kept for prefix padding and boundary look-back. */
 const RING_MS = 1500;
 
@@ -190,6 +193,12 @@ export class VoicePipeline {
     // Input time and the clock are tied once, at the first window: input arrives in jittery bursts,
     // but its samples are evenly spaced, so the echo reference is cut on the input's own timeline.
     // (A whole number of samples, so every piece of the reference lands on the same sample grid.)
+    // Audio that resumes after a pause in the input (microphone muted, window reloaded) is tied
+    // again, or every later time would be off by the pause. A backlog of queued windows is not a
+    // pause: that lag is real latency.
+    if (this.inputToClockMs !== null && this.frames.length === 0 && this.clock.now() - (this.audioMs + VAD_WINDOW_MS + this.inputToClockMs) > RETIE_AFTER_MS) {
+      this.inputToClockMs = null;
+    }
     this.inputToClockMs ??= Math.round((this.clock.now() - (this.audioMs + VAD_WINDOW_MS)) * (VAD_SAMPLE_RATE / 1000)) / (VAD_SAMPLE_RATE / 1000);
     const heardFrom = this.audioMs + this.inputToClockMs;
     // The assistant's own voice, as the speaker played it over this window, is taken out first.
