@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from '../electron/errors';
 import { modelDir } from './resolver';
@@ -369,13 +369,4 @@ export async function verifyModel(entry: ModelEntry, root: string): Promise<Veri
     else if (f.sha256 !== undefined && (await sha256File(file)) !== f.sha256.toLowerCase()) problems.push(`${f.name} has the wrong sha256`);
   }
   return { id: entry.id, ok: problems.length === 0, problems };
-}
-
-/** Whether any file of the model is in the folder (installed or partly downloaded). */
-export async function hasAnyFile(entry: ModelEntry, root: string): Promise<boolean> {
-  try {
-    return (await readdir(modelDir(root, entry))).length > 0;
-  } catch {
-    return false;
-  }
 }

@@ -3,7 +3,8 @@
  *   electron/main.ts    -> dist-electron/main.js     (ESM, Node; native engines stay external)
  *   electron/preload.ts -> dist-electron/preload.cjs (CJS, fully bundled: sandboxed preloads load no modules)
  *   renderer/main.tsx   -> dist/renderer/main.js + main.css + index.html, and the two AudioWorklets
- * `--renderer` builds only the renderer (what `npm run dev:web` serves).
+ * `--renderer` builds only the renderer (what `npm run dev:web` serves). NO_MINIFY=1 builds it
+ * readable, with React's development checks (its warnings name the component at fault).
  */
 import { build } from 'esbuild';
 import { copyFile, mkdir, rm } from 'node:fs/promises';

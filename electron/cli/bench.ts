@@ -9,6 +9,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BUNDLED_MODELS_DIR, defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
 import { readWavFile } from '../audio/wav';
 import { toMono16k } from '../audio/resample';
@@ -26,7 +27,7 @@ import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../settings/sche
 import { parseCli, runCli } from './args';
 
 const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json]';
-const here = path.dirname(new URL(import.meta.url).pathname);
+const here = path.dirname(fileURLToPath(import.meta.url));
 const DEFAULT_CORPUS = path.resolve(here, '../../../shared/speech');
 
 export interface BenchResult {
