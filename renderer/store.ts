@@ -65,6 +65,11 @@ export interface UiState {
 
 let noticeId = 0;
 
+/** Adds or updates the live marks of one turn (its report refines what end-of-turn said). */
+function withLiveTurn(turns: LiveTurn[], t: LiveTurn): LiveTurn[] {
+  return [...turns.filter((x) => x.turn !== t.turn), t].sort((a, b) => a.turn - b.turn).slice(-50);
+}
+
 function upsert(entries: ConversationEntry[], turn: number, patch: (e: ConversationEntry) => Partial<ConversationEntry>): ConversationEntry[] {
   const i = entries.findIndex((e) => e.turn === turn);
   const base: ConversationEntry = i >= 0 ? entries[i]! : { turn, user: '', userFinal: false, assistant: '', heard: null, holdingPhrase: null, report: null };
@@ -143,10 +148,14 @@ export const useUi = create<UiState>()((set, get) => ({
             report: r,
           })),
           reports: [...s.reports, r].slice(-500),
-          liveTurns: [...s.liveTurns, { turn: p.turn, startMs: r.timings.speechStartMs, speechEndMs: r.timings.speechEndMs, endMs: r.timings.endOfTurnMs }].slice(-50),
+          liveTurns: withLiveTurn(s.liveTurns, { turn: p.turn, startMs: r.timings.speechStartMs, speechEndMs: r.timings.speechEndMs, endMs: r.timings.endOfTurnMs }),
         }));
         break;
       }
+      case 'end-of-turn':
+        // Marked as soon as it is decided, so tuning shows the cut before the answer has played.
+        set((s) => ({ liveTurns: withLiveTurn(s.liveTurns, { turn: p.turn, startMs: p.speechStartMs, speechEndMs: p.speechEndMs, endMs: p.t }) }));
+        break;
       case 'error':
         get().notify('error', p.message);
         break;

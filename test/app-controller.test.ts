@@ -85,6 +85,13 @@ describe('the app controller on the real engines', () => {
       return e && e.type === 'pipeline' && e.event.type === 'turn' ? e.event.report : undefined;
     });
     assert.deepEqual(words(turn.userText), words('what is the weather like today'));
+    // The end of the turn is announced when decided, before the report (which waits for the answer to play).
+    const endIndex = events.findIndex((e) => e.type === 'pipeline' && e.event.type === 'end-of-turn');
+    const turnIndex = events.findIndex((e) => e.type === 'pipeline' && e.event.type === 'turn');
+    assert.ok(endIndex >= 0 && endIndex < turnIndex);
+    const end = events[endIndex] as { event: { t: number; speechEndMs: number; reason: string } };
+    assert.equal(Math.round(end.event.t * 10) / 10, turn.timings.endOfTurnMs);
+    assert.equal(end.event.reason, 'silence');
     assert.ok(turn.latency.voiceToVoiceMs !== null && turn.latency.sttMs >= 0 && turn.latency.endpointMs >= 500, JSON.stringify(turn.latency));
     assert.ok(audio.length > 0, 'audio was sent');
     for (let i = 1; i < audio.length; i++) assert.ok(audio[i]!.from >= audio[i - 1]!.from, 'stream positions never go back');

@@ -1,5 +1,6 @@
 import type { Clause } from '../text/clauses';
 import type { TurnReport } from './report';
+import type { EndReason } from './segmenter';
 
 export type AssistantState = 'listening' | 'hearing' | 'thinking' | 'speaking';
 
@@ -10,6 +11,8 @@ export type PipelineEvent =
   | { type: 'vad'; t: number; probability: number; speech: boolean; threshold: number }
   | { type: 'speech-start'; t: number; startMs: number }
   | { type: 'speech-end'; t: number; speechEndMs: number }
+  /** The user's turn `turn` was ended (t is when it was decided). */
+  | { type: 'end-of-turn'; t: number; turn: number; speechStartMs: number; speechEndMs: number; reason: EndReason }
   | { type: 'partial'; t: number; turn: number; text: string }
   | { type: 'final'; t: number; turn: number; text: string }
   | { type: 'answer-delta'; t: number; turn: number; text: string }

@@ -422,6 +422,7 @@ export class VoicePipeline {
       this.updateHistory(reply);
     });
     this.pending.push(turn);
+    this.events.emit({ type: 'end-of-turn', t: endOfTurnMs, turn: turn.index, speechStartMs: turn.speechStartMs, speechEndMs: turn.speechEndMs, reason: e.reason });
   }
 
   /** Reports turns whose reply is complete and whose audio has finished playing. */
