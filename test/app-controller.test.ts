@@ -126,6 +126,8 @@ describe('the app controller on the real engines', () => {
     assert.ok(report.latency.endpointMs >= 450 && report.latency.endpointMs <= 1200, `endpoint ${report.latency.endpointMs} ms after a pause in the input`);
     assert.ok(report.heardText.length < report.assistantText.length, 'only what was heard is kept');
     assert.equal(turns(), n + 1);
+    controller.command({ type: 'reset-conversation' });
+    await until('the new conversation', () => (events.some((e) => e.type === 'notice' && e.message === 'Started a new conversation.') ? true : undefined), 10_000);
   });
 
   it('a context size change reloads the model; an invalid change is refused and reloads nothing', async () => {
