@@ -5,7 +5,8 @@
  * the bridge can all import it without pulling in Node code.
  */
 import type { PipelineEvent } from './pipeline/events';
-import type { LlmBackend } from './engines/llm';
+import type { LlmInfo } from './engines/llm';
+import type { ModelKind } from '../native-models/types';
 import type { Settings } from './settings/schema';
 import type { FileProgress } from '../native-models/downloader';
 import type { SetupPlan } from '../native-models/setup-plan';
@@ -65,7 +66,7 @@ export type Command =
   | { type: 'download-models' }
   | { type: 'cancel-download' };
 
-export type ModelKind = 'vad' | 'stt' | 'llm' | 'tts';
+export type { ModelKind };
 
 export interface ModelStatus {
   kind: ModelKind;
@@ -75,14 +76,8 @@ export interface ModelStatus {
   loadMs?: number;
 }
 
-export interface LlmStatus {
-  backend: LlmBackend;
-  gpuDevices: string[];
-  gpuLayers: number;
-  totalLayers: number;
-  contextSize: number;
-  softwareGpuSkipped?: string;
-}
+/** Where the LLM runs, as the models panel shows it. */
+export type LlmStatus = Pick<LlmInfo, 'backend' | 'gpuDevices' | 'gpuLayers' | 'totalLayers' | 'contextSize' | 'softwareGpuSkipped'>;
 
 /** First run: what must be downloaded, and how that is going. */
 export interface SetupStatus extends SetupPlan {

@@ -32,9 +32,12 @@ export function resolveStaticFile(root: string, url: string): { file: string; ty
   return { file, type };
 }
 
-/** The answer to one request on the app's own protocol (Electron's protocol.handle takes a fetch-style Response). */
+/**
+ * The answer to one request for the page: Electron's protocol.handle takes this fetch-style Response
+ * as is, and the dev/test bridge writes it to its HTTP response.
+ */
 export async function appProtocolResponse(root: string, url: string, method = 'GET'): Promise<Response> {
-  const headers = { 'Content-Security-Policy': CONTENT_SECURITY_POLICY, 'X-Content-Type-Options': 'nosniff' };
+  const headers = { 'Content-Security-Policy': CONTENT_SECURITY_POLICY, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
   if (method !== 'GET' && method !== 'HEAD') return new Response(null, { status: 405, headers });
   const target = resolveStaticFile(root, url);
   if (!target) return new Response(null, { status: 404, headers });

@@ -89,6 +89,32 @@ async function sizeOf(file: string): Promise<number | null> {
   }
 }
 
+/**
+ * The sha256 of a `.partial` file, kept in step as bytes are appended, so a finished download is
+ * not read back whole to be checked: only a prefix an earlier run left behind is read, once.
+ */
+class PartialHash {
+  private hash = createHash('sha256');
+  private bytes = 0;
+
+  /** Makes the hash cover exactly the first `n` bytes of `file`. */
+  async syncTo(file: string, n: number): Promise<void> {
+    if (n === this.bytes) return;
+    this.hash = createHash('sha256');
+    this.bytes = 0;
+    if (n > 0) for await (const chunk of createReadStream(file, { start: 0, end: n - 1 })) this.update(chunk as Buffer);
+  }
+
+  update(chunk: Uint8Array): void {
+    this.hash.update(chunk);
+    this.bytes += chunk.length;
+  }
+
+  digest(): string {
+    return this.hash.digest('hex');
+  }
+}
+
 /** Speed over the last few seconds, for "2.1 MB/s, 40 s left". */
 class Rate {
   private samples: [number, number][] = [];
@@ -170,9 +196,10 @@ async function downloadFile(dest: string, t: Target, opts: FetchOptions): Promis
       return false;
     }
     const partial = dest + PARTIAL;
+    const hash = new PartialHash();
     for (let attempt = 1; ; attempt++) {
       try {
-        await fetchToPartial(partial, t, o, report);
+        await fetchToPartial(partial, t, o, hash, report);
         break;
       } catch (e) {
         if (o.signal?.aborted) throw cancelled();
@@ -192,7 +219,8 @@ async function downloadFile(dest: string, t: Target, opts: FetchOptions): Promis
       throw new UserError(`${t.name} of model ${t.modelId} from ${t.url} has ${size} bytes, the catalog says ${t.bytes}. The download was deleted; the catalog or the server is wrong.`, 'download-size-mismatch');
     }
     if (t.sha256 !== undefined) {
-      const got = await sha256File(partial);
+      await hash.syncTo(partial, size);
+      const got = hash.digest();
       if (got !== t.sha256.toLowerCase()) {
         await unlink(partial).catch(() => undefined);
         throw new UserError(`${t.name} of model ${t.modelId} from ${t.url} has sha256 ${got}, the catalog says ${t.sha256}. The file was deleted: it is not the published model (or the catalog is out of date).`, 'download-checksum-mismatch');
@@ -206,7 +234,13 @@ async function downloadFile(dest: string, t: Target, opts: FetchOptions): Promis
 }
 
 /** One attempt: appends to `partial` from where it stops (Range), or starts over if the server ignores ranges. */
-async function fetchToPartial(partial: string, t: Target, o: Required<Pick<FetchOptions, 'stallTimeoutMs'>> & FetchOptions, report: (p: Partial<FileProgress>) => void): Promise<void> {
+async function fetchToPartial(
+  partial: string,
+  t: Target,
+  o: Required<Pick<FetchOptions, 'stallTimeoutMs'>> & FetchOptions,
+  hash: PartialHash,
+  report: (p: Partial<FileProgress>) => void,
+): Promise<void> {
   let have = (await sizeOf(partial)) ?? 0;
   if (t.bytes !== undefined && have > t.bytes) {
     await unlink(partial);
@@ -249,6 +283,7 @@ async function fetchToPartial(partial: string, t: Target, o: Required<Pick<Fetch
     }
     const length = Number(res.headers.get('content-length') ?? NaN);
     const total = t.bytes ?? (Number.isFinite(length) ? from + length : null);
+    await hash.syncTo(partial, from);
     file = await open(partial, from > 0 ? 'a' : 'w');
     let received = from;
     const rate = new Rate();
@@ -259,6 +294,7 @@ async function fetchToPartial(partial: string, t: Target, o: Required<Pick<Fetch
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         touch();
         await file.write(chunk);
+        hash.update(chunk);
         received += chunk.length;
         rate.add(received);
         const now = performance.now();

@@ -37,6 +37,17 @@ export function modelDir(root: string, entry: ModelEntry): string {
   return path.join(root, entry.dir ?? entry.id);
 }
 
+/** What downloading the model takes (its archive, or all its files); null when the catalog does not know. */
+export function downloadBytes(entry: ModelEntry): number | null {
+  if (entry.archive) return entry.archive.bytes ?? null;
+  let sum = 0;
+  for (const f of entry.files) {
+    if (f.bytes === undefined) return null;
+    sum += f.bytes;
+  }
+  return sum;
+}
+
 /** Download leftovers (ours, browsers', ipull's); such a file is never the model itself. */
 const TEMP_SUFFIXES = ['.partial', '.part', '.tmp', '.temp', '.download', '.crdownload', '.ipull'];
 

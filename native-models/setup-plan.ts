@@ -4,7 +4,7 @@
  * the hardware (recommend.ts).
  */
 import { recommendLlm, type Hardware, type Recommendation } from './recommend';
-import { installedModels } from './resolver';
+import { downloadBytes, installedModels } from './resolver';
 import type { ModelEntry, ModelKind } from './types';
 
 export interface PlannedModel {
@@ -27,16 +27,6 @@ const KINDS: readonly ModelKind[] = ['vad', 'stt', 'llm', 'tts'];
 
 function downloadable(e: ModelEntry): boolean {
   return !e.local && (e.archive !== undefined || e.files.every((f) => f.url !== undefined));
-}
-
-function downloadBytes(e: ModelEntry): number | null {
-  if (e.archive) return e.archive.bytes ?? null;
-  let sum = 0;
-  for (const f of e.files) {
-    if (f.bytes === undefined) return null;
-    sum += f.bytes;
-  }
-  return sum;
 }
 
 /** The plan, or null when every kind already has a model installed. */

@@ -72,7 +72,7 @@ async function requestOverBridge(url: string, requests: unknown[]): Promise<unkn
 }
 
 /** Settings every browser test starts from: short answers and two LLM threads keep runs quick on 2 cores. */
-export const TEST_SETTINGS = { llm: { threads: 2, maxTokens: 16 } };
+const TEST_SETTINGS = { llm: { threads: 2, maxTokens: 16 } };
 
 /**
  * Starts `dev:web` on a free port with the shared test models. `settings` is written to the settings

@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import type { TurnReport } from '../electron/pipeline/report';
 import { latencyOf } from '../electron/pipeline/report';
 import { replayEndpointing, type VadPoint } from '../renderer/model/endpoint-replay';
-import { percentile, summarize, waterfall } from '../renderer/model/latency';
+import { percentile } from '../electron/pipeline/stats';
+import { summarize, waterfall } from '../renderer/model/latency';
 import { patchAt, valueAt } from '../renderer/model/settings-patch';
 import { DEFAULT_SETTINGS } from '../electron/settings/schema';
 

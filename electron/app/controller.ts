@@ -171,7 +171,7 @@ export class AssistantController {
         gpuLayers: info.gpuLayers,
         totalLayers: info.totalLayers,
         contextSize: info.contextSize,
-        ...(info.softwareGpuSkipped ? { softwareGpuSkipped: info.softwareGpuSkipped } : {}),
+        softwareGpuSkipped: info.softwareGpuSkipped,
       },
     });
   }

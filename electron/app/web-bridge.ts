@@ -4,15 +4,12 @@
  * connect (a WebSocket is not bound by the same-origin policy, so any website could otherwise talk
  * to the assistant through the user's browser). One client at a time: a new tab replaces the old.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { BRIDGE_PATH, decodeMicFrame, encodeAudio, type ClientMessage, type ServerMessage } from '../bridge-protocol';
-import { resolveStaticFile } from '../static-files';
-import { CONTENT_SECURITY_POLICY } from '../window-policy';
+import { appProtocolResponse } from '../static-files';
 import type { AudioSink } from '../renderer-output';
 import type { AssistantController } from './controller';
 
@@ -114,27 +111,9 @@ function toBytes(data: RawData): Buffer {
   return Buffer.from(data);
 }
 
+/** The bridge serves the page exactly as the app's own protocol does (same files, same headers). */
 async function serveFile(root: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Cache-Control', 'no-store');
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405).end();
-    return;
-  }
-  const target = resolveStaticFile(root, req.url ?? '/');
-  if (!target) {
-    res.writeHead(404).end();
-    return;
-  }
-  const { file, type } = target;
-  try {
-    const s = await stat(file);
-    if (!s.isFile()) throw new Error('not a file');
-    res.writeHead(200, { 'Content-Type': type, 'Content-Length': s.size });
-    if (req.method === 'HEAD') res.end();
-    else createReadStream(file).pipe(res);
-  } catch {
-    res.writeHead(404).end();
-  }
+  const r = await appProtocolResponse(root, req.url ?? '/', req.method);
+  res.writeHead(r.status, Object.fromEntries(r.headers));
+  res.end(Buffer.from(await r.arrayBuffer()));
 }

@@ -10,7 +10,7 @@ import { loadCatalogFile } from '../../native-models/catalog-file';
 import { fetchModel, verifyModel, type FileProgress } from '../../native-models/downloader';
 import { formatBytes, progressLine } from '../../native-models/progress-bar';
 import { recommendLlm } from '../../native-models/recommend';
-import { defaultUserModelsDir, resolveModel } from '../../native-models/resolver';
+import { defaultUserModelsDir, downloadBytes, resolveModel } from '../../native-models/resolver';
 import type { ModelEntry } from '../../native-models/types';
 import { UserError } from '../errors';
 import { parseCli, runCli } from './args';
@@ -26,16 +26,6 @@ export interface ListedModel {
   bytes: number | null;
   files: { name: string; url: string | null; bytes: number | null; sha256: string | null }[];
   archive?: { url: string; bytes: number | null; sha256: string | null };
-}
-
-function modelBytes(e: ModelEntry): number | null {
-  if (e.archive) return e.archive.bytes ?? null;
-  let sum = 0;
-  for (const f of e.files) {
-    if (f.bytes === undefined) return null;
-    sum += f.bytes;
-  }
-  return sum;
 }
 
 async function installed(e: ModelEntry, dir: string): Promise<boolean> {
@@ -89,7 +79,7 @@ runCli(async () => {
           name: e.name,
           licence: e.licence,
           installed: await installed(e, dir),
-          bytes: modelBytes(e),
+          bytes: downloadBytes(e),
           files: e.files.map((f) => ({ name: f.name, url: f.url ?? null, bytes: f.bytes ?? null, sha256: f.sha256 ?? null })),
           ...(e.archive ? { archive: { url: e.archive.url, bytes: e.archive.bytes ?? null, sha256: e.archive.sha256 ?? null } } : {}),
         });

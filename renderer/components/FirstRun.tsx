@@ -3,14 +3,20 @@
  * model suits this machine and why, and a progress bar per file while it downloads.
  */
 import { api } from '../api/current';
-import { formatBytes } from '../../native-models/progress-bar';
+import type { FileProgress } from '../../electron/ipc-contract';
+import { formatBytes, formatSeconds } from '../../native-models/progress-bar';
+import { KIND_LABELS } from '../model/labels';
 import { useUi } from '../store';
 
-const KIND_LABELS = { vad: 'Voice activity', stt: 'Speech to text', llm: 'Language model', tts: 'Voice' } as const;
 
-function seconds(s: number | null): string {
-  if (s === null || !Number.isFinite(s)) return '';
-  return s < 60 ? `${Math.ceil(s)} s left` : `${Math.ceil(s / 60)} min left`;
+/** One model's line under its progress bar. */
+function downloadState(files: FileProgress[], received: number, busy: boolean): string {
+  const active = files.find((f) => f.phase !== 'done');
+  if (files.length > 0 && !active) return 'verified';
+  if (!active) return busy ? 'queued' : '';
+  if (active.phase === 'verifying' || active.phase === 'extracting') return `${active.phase}…`;
+  const left = active.etaSeconds !== null && active.etaSeconds > 0 ? ` ${formatSeconds(active.etaSeconds)} left` : '';
+  return `${formatBytes(received)} · ${formatBytes(Math.round(active.bytesPerSecond))}/s${left}`;
 }
 
 export function FirstRun() {
@@ -36,7 +42,6 @@ export function FirstRun() {
           const received = files.reduce((a, f) => a + f.receivedBytes, 0);
           const done = files.length > 0 && files.every((f) => f.phase === 'done');
           const total = m.bytes ?? files.reduce((a, f) => a + (f.totalBytes ?? 0), 0);
-          const active = files.find((f) => f.phase !== 'done');
           return (
             <li key={m.id} data-testid="download-item">
               <div className="download-head">
@@ -47,19 +52,7 @@ export function FirstRun() {
               <progress max={total || 1} value={done ? total || 1 : Math.min(received, total || 1)} aria-label={`Download of ${m.name}`} />
               <div className="download-meta">
                 <span>{m.licence}</span>
-                <span data-testid="download-state">
-                  {done
-                    ? 'verified'
-                    : active?.phase === 'verifying'
-                      ? 'verifying…'
-                      : active?.phase === 'extracting'
-                        ? 'extracting…'
-                        : active
-                          ? `${formatBytes(received)} · ${formatBytes(Math.round(active.bytesPerSecond))}/s ${seconds(active.etaSeconds)}`
-                          : busy
-                            ? 'queued'
-                            : ''}
-                </span>
+                <span data-testid="download-state">{downloadState(files, received, busy)}</span>
               </div>
             </li>
           );

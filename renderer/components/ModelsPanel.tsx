@@ -1,7 +1,7 @@
 /** Which models are loaded, where the LLM runs, and what to do when a model is missing. */
+import { backendLabel, KIND_LABELS } from '../model/labels';
 import { useUi } from '../store';
 
-const KIND_LABELS = { vad: 'Voice activity', stt: 'Speech to text', llm: 'Language model', tts: 'Text to speech' } as const;
 
 export function ModelsPanel() {
   const status = useUi((s) => s.status);
@@ -31,7 +31,7 @@ export function ModelsPanel() {
       {status.llm && (
         <dl className="llm-info">
           <dt>LLM backend</dt>
-          <dd data-testid="llm-backend">{status.llm.backend === 'cpu' ? 'CPU' : status.llm.backend.toUpperCase()}</dd>
+          <dd data-testid="llm-backend">{backendLabel(status.llm.backend)}</dd>
           <dt>Layers on the GPU</dt>
           <dd>
             {status.llm.gpuLayers} of {status.llm.totalLayers}

@@ -1,5 +1,8 @@
 /** The header: what the assistant is doing now, the microphone level, and where the LLM runs. */
-import { useUi } from '../store';
+import type { AppStatus } from '../../electron/ipc-contract';
+import type { AssistantState } from '../../electron/pipeline/events';
+import { backendLabel } from '../model/labels';
+import { useUi, type UiState } from '../store';
 
 const LABELS = {
   listening: 'Listening',
@@ -8,6 +11,15 @@ const LABELS = {
   speaking: 'Speaking',
 } as const;
 
+function stateLabel(connection: UiState['connection'], status: AppStatus | null, state: AssistantState): string {
+  if (connection === 'lost') return 'Disconnected';
+  if (connection === 'connecting') return 'Connecting…';
+  if (!status || status.phase === 'starting' || status.phase === 'loading') return 'Loading models…';
+  if (status.phase === 'setup') return 'Needs its models';
+  if (status.phase === 'error') return 'Not available';
+  return status.listening ? LABELS[state] : 'Microphone off';
+}
+
 export function StatusBar() {
   const state = useUi((s) => s.state);
   const status = useUi((s) => s.status);
@@ -15,7 +27,7 @@ export function StatusBar() {
   const level = useUi((s) => s.micLevel);
   const connection = useUi((s) => s.connection);
   const ready = status?.phase === 'ready' && connection === 'connected';
-  const label = connection !== 'connected' ? (connection === 'lost' ? 'Disconnected' : 'Connecting…') : !status || status.phase === 'starting' || status.phase === 'loading' ? 'Loading models…' : status.phase === 'setup' ? 'Needs its models' : status.phase === 'error' ? 'Not available' : !listening ? 'Microphone off' : LABELS[state];
+  const label = stateLabel(connection, status, state);
   const shown = ready && listening ? state : 'idle';
   // A perceptual scale: speech at -30 dBFS fills about two thirds.
   const db = 20 * Math.log10(Math.max(level, 1e-5));
@@ -32,7 +44,7 @@ export function StatusBar() {
       </div>
       {status?.llm && (
         <span className="backend" title={status.llm.gpuDevices.join(', ')}>
-          LLM on {status.llm.backend === 'cpu' ? 'CPU' : status.llm.backend.toUpperCase()}
+          LLM on {backendLabel(status.llm.backend)}
           {status.llm.backend !== 'cpu' && ` · ${status.llm.gpuLayers}/${status.llm.totalLayers} layers`}
         </span>
       )}

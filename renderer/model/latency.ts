@@ -5,8 +5,6 @@
 import type { TurnReport } from '../../electron/pipeline/report';
 import { percentile } from '../../electron/pipeline/stats';
 
-export { percentile };
-
 export type StageKey = 'endpoint' | 'stt' | 'llm' | 'clause' | 'tts';
 
 export interface Stage {
