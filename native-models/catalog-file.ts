@@ -21,7 +21,7 @@ function checkFile(f: unknown, where: string, problems: string[]): void {
   check(x.sha256 === undefined || (typeof x.sha256 === 'string' && /^[0-9a-fA-F]{64}$/.test(x.sha256)), `${where}.sha256`, 'must be 64 hex digits', problems);
 }
 
-export function parseCatalog(json: unknown, source: string): ModelEntry[] {
+function parseCatalog(json: unknown, source: string): ModelEntry[] {
   const problems: string[] = [];
   if (!Array.isArray(json)) throw new UserError(`Catalog ${source} must be a JSON array of models, like [{"id": "...", "kind": "vad", "files": [...]}].`, 'catalog-invalid');
   json.forEach((e, i) => {

@@ -24,6 +24,7 @@ import type { Hardware } from '../../native-models/recommend';
 import { planSetup } from '../../native-models/setup-plan';
 import type { ModelEntry } from '../../native-models/types';
 import { RealtimeClock, type Clock } from '../pipeline/clock';
+import { EventHub } from '../pipeline/events';
 import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { RendererOutput, type AudioSink } from '../renderer-output';
@@ -61,7 +62,7 @@ function needsReload(a: Settings, b: Settings): boolean {
 const SETTLE_INTERVAL_MS = 50;
 
 export class AssistantController {
-  private readonly listeners = new Set<(e: AppEvent) => void>();
+  private readonly events = new EventHub<AppEvent>();
   private readonly store: SettingsStore;
   private readonly clock: Clock;
   readonly output: RendererOutput;
@@ -91,18 +92,11 @@ export class AssistantController {
   }
 
   on(fn: (e: AppEvent) => void): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    return this.events.on(fn);
   }
 
   private emit(e: AppEvent): void {
-    for (const fn of this.listeners) {
-      try {
-        fn(e);
-      } catch (err) {
-        console.error('An event listener failed:', err);
-      }
-    }
+    this.events.emit(e);
   }
 
   private notice(level: 'info' | 'error', message: string, keep = false): void {
@@ -330,7 +324,7 @@ export class AssistantController {
     clearInterval(this.ticker);
     await this.loading;
     await this.unload();
-    this.listeners.clear();
+    this.events.clear();
   }
 }
 

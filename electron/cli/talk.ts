@@ -3,8 +3,6 @@
  * a WAV file on the same timeline, and every turn is printed and reported. Same code as the app.
  */
 import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { BUNDLED_MODELS_DIR, defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
 import { readWavFile, writeWavFile } from '../audio/wav';
 import { toMono16k } from '../audio/resample';

@@ -29,18 +29,16 @@ export type PipelineEvent =
   | { type: 'notice'; t: number; message: string }
   | { type: 'error'; t: number; message: string };
 
-type Listener = (e: PipelineEvent) => void;
+/** A minimal typed emitter (pipeline events by default); listeners are counted so leaks can be tested. */
+export class EventHub<E = PipelineEvent> {
+  private readonly listeners = new Set<(e: E) => void>();
 
-/** A minimal typed emitter; listeners are counted so leaks can be tested. */
-export class EventHub {
-  private readonly listeners = new Set<Listener>();
-
-  on(fn: Listener): () => void {
+  on(fn: (e: E) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
   }
 
-  emit(e: PipelineEvent): void {
+  emit(e: E): void {
     for (const fn of this.listeners) {
       try {
         fn(e);
@@ -48,6 +46,10 @@ export class EventHub {
         // A broken listener (UI, logger) must not break the audio path.
       }
     }
+  }
+
+  clear(): void {
+    this.listeners.clear();
   }
 
   get size(): number {

@@ -1,4 +1,4 @@
-import { VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad';
+import { VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad';
 import { FastForwardClock, type Clock } from './clock';
 import type { AudioOutput } from './output';
 import type { VoicePipeline } from './voice-pipeline';

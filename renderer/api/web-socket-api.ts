@@ -3,18 +3,8 @@
  * Electron IPC. Audio frames go as binary messages; everything else as JSON.
  */
 import { BRIDGE_PATH, decodeAudio, type ClientMessage, type ServerMessage } from '../../electron/bridge-protocol';
+import { EventHub } from '../../electron/pipeline/events';
 import type { AppEvent, AssistantApi, AssistantAudio, AssistantAudioControl, Request, ResponseOf } from '../../electron/ipc-contract';
-
-type Listeners<T> = Set<(v: T) => void>;
-
-function emit<T>(set: Listeners<T>, v: T): void {
-  for (const fn of set) fn(v);
-}
-
-function subscribe<T>(set: Listeners<T>, fn: (v: T) => void): () => void {
-  set.add(fn);
-  return () => set.delete(fn);
-}
 
 /** Connects to the bridge that served this page; `onClosed` hears when the connection is lost. */
 export function connectWebSocketApi(onClosed: (reason: string) => void): Promise<AssistantApi> {
@@ -22,9 +12,9 @@ export function connectWebSocketApi(onClosed: (reason: string) => void): Promise
   url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const ws = new WebSocket(url);
   ws.binaryType = 'arraybuffer';
-  const events: Listeners<AppEvent> = new Set();
-  const audio: Listeners<AssistantAudio> = new Set();
-  const controls: Listeners<AssistantAudioControl> = new Set();
+  const events = new EventHub<AppEvent>();
+  const audio = new EventHub<AssistantAudio>();
+  const controls = new EventHub<AssistantAudioControl>();
   const waiting = new Map<number, (response: unknown) => void>();
   let nextId = 1;
   let replaced = false;
@@ -36,12 +26,12 @@ export function connectWebSocketApi(onClosed: (reason: string) => void): Promise
   ws.onmessage = (e: MessageEvent<ArrayBuffer | string>) => {
     if (typeof e.data !== 'string') {
       const a = decodeAudio(e.data);
-      if (a) emit(audio, a);
+      if (a) audio.emit(a);
       return;
     }
     const m = JSON.parse(e.data) as ServerMessage;
-    if (m.kind === 'event') emit(events, m.event);
-    else if (m.kind === 'audio-control') emit(controls, m.control);
+    if (m.kind === 'event') events.emit(m.event);
+    else if (m.kind === 'audio-control') controls.emit(m.control);
     else if (m.kind === 'response') {
       waiting.get(m.id)?.(m.response);
       waiting.delete(m.id);
@@ -64,9 +54,9 @@ export function connectWebSocketApi(onClosed: (reason: string) => void): Promise
         sendJson({ kind: 'request', id, request });
       });
     },
-    onEvent: (cb) => subscribe(events, cb),
-    onAudio: (cb) => subscribe(audio, cb),
-    onAudioControl: (cb) => subscribe(controls, cb),
+    onEvent: (cb) => events.on(cb),
+    onAudio: (cb) => audio.on(cb),
+    onAudioControl: (cb) => controls.on(cb),
   };
 
   return new Promise((resolve, reject) => {

@@ -48,7 +48,7 @@ export function waterfall(r: TurnReport): { stages: Stage[]; totalMs: number | n
 
 export type SummaryKey = 'endpointMs' | 'sttMs' | 'llmTtftMs' | 'ttsFirstAudioMs' | 'voiceToVoiceMs';
 
-export const SUMMARY_ROWS: { key: SummaryKey; label: string }[] = [
+const SUMMARY_ROWS: { key: SummaryKey; label: string }[] = [
   { key: 'endpointMs', label: 'Endpoint wait' },
   { key: 'sttMs', label: 'Speech to text' },
   { key: 'llmTtftMs', label: 'LLM first token' },
