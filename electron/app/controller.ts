@@ -132,7 +132,6 @@ export class AssistantController {
     await this.unload();
     this.setStatus({ phase: 'loading', setup: null, error: null, llm: null, models: KINDS.map((kind) => ({ kind, state: 'waiting' })) });
     const roots = this.options.modelRoots(this.store.current);
-    if (await this.offerSetup(roots)) return;
     let engines: LoadedEngines;
     try {
       engines = await loadEngines(
@@ -143,7 +142,9 @@ export class AssistantController {
         this.catalog,
       );
     } catch (err) {
-      // A missing or broken model is the user's to fix: the message says how; the app keeps running.
+      // Models are looked up before any loads, so a missing one fails fast: offer to download it.
+      if (isUserError(err) && (err.code === 'model-none-installed' || err.code === 'model-corrupt') && (await this.offerSetup(roots))) return;
+      // Anything else is the user's to fix: the message says how; the app keeps running.
       const message = messageOf(err, 'Could not load the models');
       this.setStatus({ phase: 'error', error: message, models: this.status.models.map((m) => (m.state === 'ready' ? m : { ...m, state: 'error' })) });
       return;
