@@ -1,11 +1,12 @@
 /**
  * The model catalog: the default models the app downloads, and the small local test models.
  *
- * Every byte count and sha256 below is copied from shared/reference/default-models.md. Values the
- * reference only has from one third party ([T1]) or not at all (✗) are kept or left undefined as
- * the reference gives them, and the file is marked `unconfirmed`: the catalog lock step must
- * measure them before release. Nothing here was downloaded or hashed by us, except the local test
- * models (measured on the files in shared/models).
+ * Every byte count and sha256 below is copied from shared/reference/default-models.md, including
+ * its re-check at the publishers (native-models/README.md says which value was checked how). Values
+ * known only from one third party ([T1]) or not at all (✗) are kept or left undefined as the
+ * reference gives them, and marked `unconfirmed`: `npm run models -- lock` must measure them before
+ * release. Nothing here was downloaded or hashed by us, except the local test models (measured on
+ * the files in shared/models) and the default VAD, which is the same file as the test VAD.
  */
 import type { ModelEntry } from './types';
 
@@ -19,8 +20,7 @@ function llmMemoryMiB(bytes: number): number {
 }
 
 const HF = 'https://huggingface.co/';
-// GitHub release assets are mutable (re-uploaded with overwrite); only used where no pinned HF copy exists.
-const GH_ASR = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/asr-models/';
+// GitHub release assets are mutable (re-uploaded with overwrite); only used where no pinned HF copy of the same bytes is known.
 const GH_TTS = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/tts-models/';
 
 const ZIPFORMER_2023_06_26 =
@@ -36,17 +36,18 @@ export const DEFAULT_CATALOG: readonly ModelEntry[] = [
   {
     id: 'silero-vad',
     kind: 'vad',
-    name: 'Silero VAD, k2-fsa export',
-    description: 'Voice activity detection, 16 kHz only; the export sherpa-onnx maintains. Needs sherpa-onnx >= 1.12.6.',
+    name: 'Silero VAD v5',
+    description: 'Voice activity detection, 16 kHz; the upstream Silero v5 file, the same bytes every test loads.',
     licence: 'MIT (Silero)',
     source: 'https://github.com/snakers4/silero-vad',
     files: [
       {
         name: 'silero_vad.onnx',
-        // A release asset that has changed over time: the pinned sha256 is what guards it.
-        url: GH_ASR + 'silero_vad.onnx',
-        bytes: 643_854,
-        sha256: '9e2449e1087496d8d4caba907f23e0bd3f78d91fa552479bb9c23ac09cbb1fd6',
+        // Pinned to a commit: the k2-fsa re-export in sherpa-onnx's mutable asr-models release has
+        // another layout (x/h/c), and its bytes have changed over time.
+        url: 'https://github.com/snakers4/silero-vad/raw/bfdc0193023f121ea5b3cc7b176dbed570a68a59/src/silero_vad/data/silero_vad.onnx',
+        bytes: 2_327_524,
+        sha256: '1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3',
       },
     ],
     engine: { engine: 'silero-vad', model: 'silero_vad.onnx' },
@@ -68,7 +69,6 @@ export const DEFAULT_CATALOG: readonly ModelEntry[] = [
         url: ZIPFORMER_2023_06_26 + 'encoder-epoch-99-avg-1-chunk-16-left-128.int8.onnx',
         bytes: 71_083_163,
         sha256: '563fde436d16cf7607cf408cd6b30909819d03162652ef389c2450ced3f45ac1',
-        unconfirmed: true,
       },
       {
         // fp32 decoder with int8 encoder/joiner, as the sherpa docs run it.
@@ -76,20 +76,18 @@ export const DEFAULT_CATALOG: readonly ModelEntry[] = [
         url: ZIPFORMER_2023_06_26 + 'decoder-epoch-99-avg-1-chunk-16-left-128.onnx',
         bytes: 2_092_621,
         sha256: '7bf787f90b194b307e5a4ad6a34fadb4e748304c35f78a8d66358a05b13ee6ef',
-        unconfirmed: true,
       },
       {
         name: 'joiner-epoch-99-avg-1-chunk-16-left-128.int8.onnx',
         url: ZIPFORMER_2023_06_26 + 'joiner-epoch-99-avg-1-chunk-16-left-128.int8.onnx',
         bytes: 259_335,
-        unconfirmed: true,
+        sha256: 'd944208d660d67c8d72cd2acaeac971fa5ceb8c80e76c1968148846fedd6e297',
       },
       {
         name: 'tokens.txt',
         url: ZIPFORMER_2023_06_26 + 'tokens.txt',
         bytes: 5_048,
         sha256: '49e3c2646595fd907228b3c6787069658f67b17377c60aeb8619c4551b2316fb',
-        unconfirmed: true,
       },
     ],
     engine: {
@@ -185,10 +183,8 @@ export const DEFAULT_CATALOG: readonly ModelEntry[] = [
         url:
           HF +
           'bartowski/Qwen2.5-7B-Instruct-GGUF/resolve/f4b6063c19a94c15fe9031d8afbbb9df7ec8b93f/Qwen2.5-7B-Instruct-Q4_K_M.gguf',
-        // Exact size from one third party that did not state the revision; the sha256 is the HF page's.
         bytes: QWEN25_7B_BYTES,
         sha256: '65b8fcd92af6b4fefa935c625d1ac27ea29dcb6ee14589c55a8f115ceaaa1423',
-        unconfirmed: true,
       },
     ],
     engine: { engine: 'llama-gguf', model: 'Qwen2.5-7B-Instruct-Q4_K_M.gguf' },
@@ -216,10 +212,12 @@ export const DEFAULT_CATALOG: readonly ModelEntry[] = [
       unconfirmed: true,
     },
     files: [
-      // Per-file sizes inside the archive are not in the reference. The model's name inside the int8
-      // archive is taken from the fp32 archive's listing; check it when locking the catalog.
+      // The archive's top folder holds these and espeak-ng-data/ (the int8 model keeps the fp32
+      // name). Their sizes and sha256 are not published: `npm run models -- lock` measures them.
       { name: 'en_US-libritts_r-medium.onnx', unconfirmed: true },
+      { name: 'en_US-libritts_r-medium.onnx.json', unconfirmed: true },
       { name: 'tokens.txt', unconfirmed: true },
+      { name: 'MODEL_CARD', unconfirmed: true },
     ],
     engine: {
       engine: 'sherpa-tts',
@@ -239,17 +237,21 @@ export const DEFAULT_CATALOG: readonly ModelEntry[] = [
     licence: 'Apache-2.0 (Kokoro-82M); bundled espeak-ng-data GPL-3.0-or-later',
     source: 'https://huggingface.co/csukuangfj/kokoro-en-v0_19',
     archive: {
+      // Only a release asset: no pinned HF copy of this archive is known.
       url: GH_TTS + 'kokoro-en-v0_19.tar.bz2',
-      // Size and sha256 of this archive are not known (✗).
+      bytes: 319_625_534,
+      sha256: '912804855a04745fa77a30be545b3f9a5d15c4d66db00b88cbcd4921df605ac7',
       stripComponents: 1,
-      unconfirmed: true,
     },
     files: [
-      // The reference's sizes/sha256 are for the HF mirror's copies (model.onnx 345,555,491 B,
-      // 10ff4141…); that the archive holds identical bytes is not established, so none are enforced.
+      // The archive's top folder holds these and espeak-ng-data/. The reference's sizes/sha256 are
+      // for the HF mirror's copies (model.onnx 345,555,491 B, 10ff4141…); that the archive holds
+      // identical bytes is not established, so none are enforced: `npm run models -- lock` measures them.
       { name: 'model.onnx', unconfirmed: true },
       { name: 'voices.bin', unconfirmed: true },
       { name: 'tokens.txt', unconfirmed: true },
+      { name: 'LICENSE', unconfirmed: true },
+      { name: 'README.md', unconfirmed: true },
     ],
     engine: {
       engine: 'sherpa-tts',

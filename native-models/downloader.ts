@@ -38,7 +38,15 @@ export interface FetchOptions {
   backoffMs?: number;
   /** No byte for this long: the attempt is abandoned (and retried). */
   stallTimeoutMs?: number;
+  /**
+   * How requests reach the network (default: Node's fetch). The app passes Electron's `net.fetch`,
+   * which goes through Chromium's network stack and so honours system, PAC and authenticating proxies.
+   */
+  fetch?: FetchFunction;
 }
+
+/** The part of `fetch` the downloader uses: Node's fetch and Electron's `net.fetch` both are one. */
+export type FetchFunction = (url: string, init: RequestInit) => Promise<Response>;
 
 export interface FetchResult {
   dir: string;
@@ -260,7 +268,7 @@ async function fetchToPartial(
   try {
     let res: Response;
     try {
-      res = await fetch(t.url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, signal: attempt.signal, redirect: 'follow' });
+      res = await (o.fetch ?? fetch)(t.url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, signal: attempt.signal, redirect: 'follow' });
     } catch (e) {
       if (o.signal?.aborted) throw cancelled();
       throw new TransientError(stalled ? `the server sent nothing for ${o.stallTimeoutMs / 1000} s` : `the connection failed (${(e as Error).message})`);
@@ -319,7 +327,7 @@ async function fetchToPartial(
 }
 
 /** Extracts a .tar.bz2/.tar.gz/.tar.xz/.tar archive with the system's tar (GNU tar, bsdtar, Windows 10+ tar.exe). */
-function extract(archive: string, into: string, stripComponents: number, signal?: AbortSignal): Promise<void> {
+export function extract(archive: string, into: string, stripComponents: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const args = ['-xf', archive, '-C', into];
     if (stripComponents > 0) args.push(`--strip-components=${stripComponents}`);

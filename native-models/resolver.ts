@@ -285,7 +285,7 @@ export async function pickModel(
   const fallback = ofKind.find((e) => !e.local) ?? ofKind[0];
   const looked = roots.length ? `looked in ${roots.map((r) => path.resolve(r)).join(', ')}` : 'no models folder was given';
   const get = fallback
-    ? `Download the default with \`npm run models -- fetch ${fallback.id}\`, or point to a models folder with --models DIR.`
+    ? `Fetch what this machine needs with \`npm run models -- fetch\` (only this one: \`npm run models -- fetch ${fallback.id}\`), or point to a models folder with --models DIR.`
     : 'The catalog has no model of this kind.';
   throw new UserError(`No ${kind} model is installed (${looked}). ${get}`, 'model-none-installed');
 }

@@ -25,6 +25,22 @@ export interface SetupPlan {
 
 const KINDS: readonly ModelKind[] = ['vad', 'stt', 'llm', 'tts'];
 
+export function plannedModel(e: ModelEntry): PlannedModel {
+  return { id: e.id, kind: e.kind, name: e.name, licence: e.licence, bytes: downloadBytes(e) };
+}
+
+export function totalBytes(models: readonly PlannedModel[]): number | null {
+  return models.every((m) => m.bytes !== null) ? models.reduce((a, m) => a + m.bytes!, 0) : null;
+}
+
+/**
+ * Another model of the same kind to download when one cannot be used (its published file changed, or
+ * it does not load): the next downloadable one in catalog order that was not tried yet.
+ */
+export function alternativeFor(catalog: readonly ModelEntry[], kind: ModelKind, tried: ReadonlySet<string>): ModelEntry | undefined {
+  return catalog.find((e) => e.kind === kind && downloadable(e) && !tried.has(e.id));
+}
+
 function downloadable(e: ModelEntry): boolean {
   return !e.local && (e.archive !== undefined || e.files.every((f) => f.url !== undefined));
 }
@@ -45,8 +61,7 @@ export async function planSetup(catalog: readonly ModelEntry[], roots: string[],
       entry = candidates.find((e) => e.id === rec.id) ?? entry;
     }
     if (!entry) throw new Error(`The catalog has no downloadable ${kind} model.`);
-    models.push({ id: entry.id, kind, name: entry.name, licence: entry.licence, bytes: downloadBytes(entry) });
+    models.push(plannedModel(entry));
   }
-  const totalBytes = models.every((m) => m.bytes !== null) ? models.reduce((a, m) => a + m.bytes!, 0) : null;
-  return { models, totalBytes, recommendation };
+  return { models, totalBytes: totalBytes(models), recommendation };
 }

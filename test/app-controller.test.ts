@@ -71,6 +71,7 @@ describe('the app controller on the real engines', () => {
     assert.equal(s.phase, 'ready', s.error ?? '');
     assert.deepEqual(s.models.map((m) => [m.kind, m.state]), [['vad', 'ready'], ['stt', 'ready'], ['tts', 'ready'], ['llm', 'ready']]);
     assert.ok(s.models.every((m) => m.id && m.name && typeof m.loadMs === 'number'));
+    assert.equal(s.models.find((m) => m.kind === 'vad')?.layout, 'silero-v5', 'the VAD says which Silero export it loaded');
     assert.equal(s.llm?.backend, 'cpu');
     assert.ok((s.llm?.contextSize ?? 0) >= 512, 'the context (the default, or the model\'s own if smaller)');
     const phases = events.filter((e): e is Extract<AppEvent, { type: 'status' }> => e.type === 'status').map((e) => e.status.phase);

@@ -16,6 +16,7 @@ import {
   searchOrder,
 } from '../native-models/resolver';
 import type { EngineSpec } from '../native-models/types';
+import { runCli } from './helpers';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sharedModels = path.resolve(repoRoot, '../shared/models');
@@ -289,5 +290,30 @@ describe('search folders', () => {
       'C:\\Users\\a\\AppData\\Roaming\\local-voice-assistant\\models',
     );
     assert.ok(path.isAbsolute(defaultUserModelsDir()));
+  });
+});
+
+describe('npm run models -- list --json', () => {
+  test('shows url, bytes and sha256 for every file of every downloadable default model (or for its archive)', async () => {
+    const r = await runCli('electron/cli/models.ts', ['list', '--json', '--dir', await tempDir()]);
+    assert.equal(r.code, 0, r.stderr);
+    type Listed = { url: string | null; bytes: number | null; sha256: string | null };
+    const rows = JSON.parse(r.stdout) as { id: string; files: (Listed & { name: string })[]; archive?: Listed }[];
+    const complete = (x: Listed, what: string) => {
+      assert.match(x.url ?? '', /^https:\/\//, `${what}: url`);
+      assert.ok(Number.isSafeInteger(x.bytes) && x.bytes! > 0, `${what}: bytes ${x.bytes}`);
+      assert.match(x.sha256 ?? '', /^[0-9a-f]{64}$/, `${what}: sha256`);
+    };
+    for (const e of DEFAULT_CATALOG) {
+      const row = rows.find((x) => x.id === e.id);
+      assert.ok(row, `${e.id} is listed`);
+      if (e.archive) {
+        complete(row.archive!, `${e.id} archive`);
+        assert.deepEqual(row.archive, { url: e.archive.url, bytes: e.archive.bytes, sha256: e.archive.sha256 });
+      } else {
+        for (const f of row.files) complete(f, `${e.id} ${f.name}`);
+        assert.deepEqual(row.files, e.files.map((f) => ({ name: f.name, url: f.url, bytes: f.bytes, sha256: f.sha256 })));
+      }
+    }
   });
 });

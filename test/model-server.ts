@@ -11,20 +11,23 @@ import type { ModelEntry } from '../native-models/types';
 import { MODELS_DIR } from './engine-fixtures';
 
 export interface ModelServer {
+  /** The server's address, ending in '/'. */
+  base: string;
   catalog: ModelEntry[];
   requests: string[];
   close(): Promise<void>;
 }
 
-export async function startModelServer(): Promise<ModelServer> {
+/** `extra` publishes more files: URL path (no leading '/') -> local file. */
+export async function startModelServer(extra: Record<string, string> = {}): Promise<ModelServer> {
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
     const rel = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '');
     requests.push(rel);
-    const file = path.resolve(MODELS_DIR, rel);
+    const file = extra[rel] ?? path.resolve(MODELS_DIR, rel);
     let size: number;
     try {
-      if (!file.startsWith(MODELS_DIR + path.sep)) throw new Error('outside');
+      if (!extra[rel] && !file.startsWith(MODELS_DIR + path.sep)) throw new Error('outside');
       size = statSync(file).size;
     } catch {
       res.writeHead(404).end();
@@ -40,6 +43,7 @@ export async function startModelServer(): Promise<ModelServer> {
     files: e.files.map((f) => ({ ...f, url: base + [e.dir ?? e.id, f.name].join('/') })),
   }));
   return {
+    base,
     catalog,
     requests,
     close: () =>

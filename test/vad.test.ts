@@ -3,17 +3,21 @@
  * ../shared/speech: the detected speech segments must match manifest.json within ±100 ms, and
  * silence and noise must produce no turn.
  */
-import { before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readWavFile } from '../electron/audio/wav';
 import { toMono16k } from '../electron/audio/resample';
+import { rmSync, writeFileSync } from 'node:fs';
+import { isUserError } from '../electron/errors';
 import { SileroVad, VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../electron/engines/vad';
 import { EnergyTracker } from '../electron/pipeline/energy';
 import { Segmenter, type EndpointingConfig, type EndReason, type SegmenterEvent } from '../electron/pipeline/segmenter';
 import { pickModel } from '../native-models/resolver';
 import type { ResolvedModel } from '../native-models/types';
-import { clip, loadClip16k, MODEL_ROOTS, SPEECH_DIR, type ManifestSegment } from './engine-fixtures';
+import { clip, loadClip16k, MODEL_ROOTS, MODELS_DIR, SPEECH_DIR, type ManifestSegment } from './engine-fixtures';
+import { tempDir } from './helpers';
+import { buildOnnxModel, FLOAT, INT64, type ValueInfo } from './onnx-builder';
 
 const TOLERANCE_MS = 100;
 const THRESHOLD = 0.5;
@@ -204,4 +208,121 @@ describe('format variants find the same segment as weather.wav (±100 ms)', () =
       assertRunsInsideSpeech(d, c.speech, name);
     });
   }
+});
+
+/** A model file at `file`, as the resolver would hand it to the VAD. */
+function resolvedAt(file: string, id = 'own-vad'): ResolvedModel {
+  return {
+    entry: { id, kind: 'vad', name: id, description: 'test', licence: 'MIT', files: [{ name: 'vad.onnx' }], engine: { engine: 'silero-vad', model: 'vad.onnx' } },
+    dir: path.dirname(file),
+    paths: { 'vad.onnx': file },
+  };
+}
+
+const GAIN = 100;
+/**
+ * A stand-in with a Silero v4-style interface (names given): the probability is
+ * tanh(mean(c')) * n / (n + 1), with c' = c / 2 + GAIN * mean(x^2) a leaky energy integrator and
+ * n = mean(h') the count of windows seen (h' = h + 1). Both states must be fed back, each to its
+ * own input, for a test to predict the probabilities. `x` is declared [1, 512], so onnxruntime
+ * rejects a window with context samples in front.
+ */
+function fakeV4Vad(names: { x: string; h: string; c: string; prob: string; newH: string; newC: string; sr?: string }): Uint8Array {
+  const state = (name: string): ValueInfo => ({ name, type: FLOAT, shape: [2, 1, 64] });
+  const reduceAll = { axes: { ints: [0, 2] }, keepdims: { i: 1 } };
+  return buildOnnxModel({
+    inputs: [
+      { name: names.x, type: FLOAT, shape: [1, VAD_WINDOW] },
+      ...(names.sr ? [{ name: names.sr, type: INT64, shape: [] }] : []),
+      state(names.h),
+      state(names.c),
+    ],
+    outputs: [{ name: names.prob, type: FLOAT, shape: [1, 1] }, state(names.newH), state(names.newC)],
+    constants: [
+      { name: 'half', dims: [], values: [0.5] },
+      { name: 'one', dims: [], values: [1] },
+      { name: 'gain', dims: [], values: [GAIN] },
+    ],
+    nodes: [
+      { op: 'Mul', inputs: [names.x, names.x], outputs: ['xx'] },
+      { op: 'ReduceMean', inputs: ['xx'], outputs: ['energy'], attributes: { axes: { ints: [1] }, keepdims: { i: 1 } } },
+      { op: 'Mul', inputs: [names.c, 'half'], outputs: ['c_half'] },
+      { op: 'Mul', inputs: ['energy', 'gain'], outputs: ['e_gain'] },
+      { op: 'Add', inputs: ['c_half', 'e_gain'], outputs: [names.newC] },
+      { op: 'Add', inputs: [names.h, 'one'], outputs: [names.newH] },
+      // [2,1,64] -> [1,1,1] -> [1,1]
+      { op: 'ReduceMean', inputs: [names.newC], outputs: ['c_mean3'], attributes: reduceAll },
+      { op: 'ReduceMean', inputs: ['c_mean3'], outputs: ['c_mean'], attributes: { axes: { ints: [0] }, keepdims: { i: 0 } } },
+      { op: 'ReduceMean', inputs: [names.newH], outputs: ['n_mean3'], attributes: reduceAll },
+      { op: 'ReduceMean', inputs: ['n_mean3'], outputs: ['n'], attributes: { axes: { ints: [0] }, keepdims: { i: 0 } } },
+      { op: 'Tanh', inputs: ['c_mean'], outputs: ['t'] },
+      { op: 'Add', inputs: ['n', 'one'], outputs: ['n1'] },
+      { op: 'Div', inputs: ['n', 'n1'], outputs: ['ratio'] },
+      { op: 'Mul', inputs: ['t', 'ratio'], outputs: [names.prob] },
+    ],
+  });
+}
+
+/** What fakeV4Vad gives for windows of these constant amplitudes, from zero state. */
+function expectedFake(amplitudes: number[]): number[] {
+  let c = 0;
+  return amplitudes.map((a, k) => {
+    c = c / 2 + GAIN * a * a;
+    const n = k + 1;
+    return (Math.tanh(c) * n) / (n + 1);
+  });
+}
+
+const constantWindow = (a: number) => new Float32Array(VAD_WINDOW).fill(a);
+
+describe('VAD model layouts', () => {
+  const dir = tempDir('lva-vad-');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('the Silero v5 file (the default VAD\'s bytes) loads as silero-v5', async () => {
+    const vad = await SileroVad.load(vadModel, THRESHOLD);
+    assert.equal(vad.info.layout, 'silero-v5');
+    await vad.dispose();
+  });
+
+  for (const [layout, names] of [
+    ['k2-fsa', { x: 'x', h: 'h', c: 'c', prob: 'prob', newH: 'new_h', newC: 'new_c' }],
+    ['silero-v4', { x: 'input', sr: 'sr', h: 'h', c: 'c', prob: 'output', newH: 'hn', newC: 'cn' }],
+  ] as const) {
+    test(`a model with the ${layout} interface loads and runs, its h and c fed back`, async () => {
+      const file = path.join(dir, `${layout}.onnx`);
+      writeFileSync(file, fakeV4Vad(names));
+      const vad = await SileroVad.load(resolvedAt(file), 0.5);
+      assert.equal(vad.info.layout, layout);
+      const amplitudes = [0.1, 0.1, 0.1, 0.1, 0, 0, 0, 0, 0, 0];
+      const expected = expectedFake(amplitudes);
+      const got: number[] = [];
+      const speech: boolean[] = [];
+      for (const a of amplitudes) {
+        const r = await vad.accept(constantWindow(a));
+        got.push(r.probability);
+        speech.push(r.speech);
+      }
+      got.forEach((p, k) => assert.ok(Math.abs(p - expected[k]!) < 1e-5, `window ${k}: ${p} vs ${expected[k]} (all: ${got.join(', ')})`));
+      // Speech from the first window at 0.5 or more (0.60) until one falls below 0.35 (0.20, the third silent one).
+      assert.deepEqual(speech, [false, true, true, true, true, true, false, false, false, false]);
+      vad.reset();
+      const again = await vad.accept(constantWindow(0.1));
+      assert.ok(Math.abs(again.probability - expected[0]!) < 1e-5, 'reset zeroes the state');
+      await vad.dispose();
+    });
+  }
+
+  test('a model of another interface fails with one error naming the inputs found and expected', async () => {
+    const file = path.join(MODELS_DIR, 'turn', 'eot-espeak.onnx');
+    await assert.rejects(SileroVad.load(resolvedAt(file, 'my-vad'), 0.5), (e: Error) => {
+      assert.ok(isUserError(e), String(e));
+      assert.equal(e.code, 'model-layout');
+      assert.match(e.message, /^The VAD model 'my-vad' \(.*eot-espeak\.onnx\) is not a Silero VAD: its inputs are input_features and outputs \S+/);
+      assert.match(e.message, /expected inputs input, state, sr \(silero-v5\); or input, sr, h, c \(silero-v4\); or x, h, c \(k2-fsa\)/);
+      assert.match(e.message, /npm run models -- fetch silero-vad$/);
+      assert.ok(!e.message.includes('\n'), 'one line');
+      return true;
+    });
+  });
 });

@@ -20,7 +20,10 @@ export function ModelsPanel() {
         {status.models.map((m) => (
           <li key={m.kind} className={`model model-${m.state}`}>
             <span className="model-kind">{KIND_LABELS[m.kind]}</span>
-            <span className="model-name">{m.name ?? (m.state === 'loading' ? 'loading…' : m.state === 'waiting' ? 'waiting' : '—')}</span>
+            <span className="model-name">
+              {m.name ?? (m.state === 'loading' ? 'loading…' : m.state === 'waiting' ? 'waiting' : '—')}
+              {m.layout && <span className="model-layout" data-testid={`model-layout-${m.kind}`}> ({m.layout})</span>}
+            </span>
             <span className="model-state" aria-label={`state: ${m.state}`}>
               {m.state === 'ready' ? `loaded in ${m.loadMs !== undefined ? Math.round(m.loadMs) : '?'} ms` : m.state}
             </span>

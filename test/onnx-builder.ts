@@ -1,0 +1,112 @@
+/**
+ * Writes small ONNX models for tests: a protobuf encoder for the few onnx.proto messages a graph
+ * needs (ModelProto, GraphProto, NodeProto, ValueInfoProto, TensorProto, AttributeProto), so a test
+ * can make a model with any interface (say, another exporter's input names) that onnxruntime really
+ * loads and runs, without Python's onnx package. Field numbers are those of onnx/onnx.proto.
+ */
+
+type Field = Uint8Array;
+
+function varint(n: number | bigint): number[] {
+  let v = BigInt.asUintN(64, BigInt(n));
+  const out: number[] = [];
+  do {
+    let byte = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v !== 0n) byte |= 0x80;
+    out.push(byte);
+  } while (v !== 0n);
+  return out;
+}
+
+const concat = (parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
+const tag = (field: number, wire: number) => varint((field << 3) | wire);
+/** A varint field (int32, int64, enum). */
+const int = (field: number, n: number) => Uint8Array.from([...tag(field, 0), ...varint(n)]);
+/** A length-delimited field (string, bytes, sub-message). */
+const bytes = (field: number, b: Uint8Array) => Uint8Array.from([...tag(field, 2), ...varint(b.length), ...b]);
+const str = (field: number, s: string) => bytes(field, new TextEncoder().encode(s));
+const message = (field: number, parts: Field[]) => bytes(field, concat(parts));
+/** A fixed32 float field. */
+function float(field: number, f: number): Uint8Array {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setFloat32(0, f, true);
+  return Uint8Array.from([...tag(field, 5), ...b]);
+}
+
+/** TensorProto.DataType values used here. */
+export const FLOAT = 1;
+export const INT64 = 7;
+
+/** A graph input or output: name, element type and shape (a string is a named dynamic dimension). */
+export interface ValueInfo {
+  name: string;
+  /** TensorProto.DataType: FLOAT or INT64. */
+  type: number;
+  shape: (number | string)[];
+}
+
+function valueInfo(field: number, v: ValueInfo): Field {
+  const dims = v.shape.map((d) => message(1, [typeof d === 'number' ? int(1, d) : str(2, d)]));
+  const tensorType = message(1, [int(1, v.type), message(2, dims)]);
+  return message(field, [str(1, v.name), message(2, [tensorType])]);
+}
+
+/** A node attribute: a float, an int or a list of ints. */
+export type Attribute = { f: number } | { i: number } | { ints: number[] };
+
+function attribute(name: string, a: Attribute): Field {
+  // AttributeProto.type: FLOAT 1, INT 2, INTS 7.
+  if ('f' in a) return message(5, [str(1, name), float(2, a.f), int(20, 1)]);
+  if ('i' in a) return message(5, [str(1, name), int(3, a.i), int(20, 2)]);
+  return message(5, [str(1, name), ...a.ints.map((n) => int(8, n)), int(20, 7)]);
+}
+
+export interface Node {
+  op: string;
+  inputs: string[];
+  outputs: string[];
+  attributes?: Record<string, Attribute>;
+}
+
+/** A float32 constant (graph initializer). */
+export interface Constant {
+  name: string;
+  dims: number[];
+  values: number[];
+}
+
+function initializer(c: Constant): Field {
+  const raw = new Uint8Array(new Float32Array(c.values).buffer);
+  return message(5, [...c.dims.map((d) => int(1, d)), int(2, FLOAT), str(8, c.name), bytes(9, raw)]);
+}
+
+export interface Graph {
+  inputs: ValueInfo[];
+  outputs: ValueInfo[];
+  nodes: Node[];
+  constants?: Constant[];
+  /** Default opset 13 (ReduceMean still takes `axes` as an attribute there). */
+  opset?: number;
+}
+
+/** The serialized ModelProto (IR version 8). */
+export function buildOnnxModel(g: Graph): Uint8Array {
+  const nodes = g.nodes.map((n, k) =>
+    message(1, [
+      ...n.inputs.map((i) => str(1, i)),
+      ...n.outputs.map((o) => str(2, o)),
+      str(3, `node${k}`),
+      str(4, n.op),
+      ...Object.entries(n.attributes ?? {}).map(([name, a]) => attribute(name, a)),
+    ]),
+  );
+  const graph = message(7, [
+    ...nodes,
+    str(2, 'test-graph'),
+    ...(g.constants ?? []).map(initializer),
+    ...g.inputs.map((v) => valueInfo(11, v)),
+    ...g.outputs.map((v) => valueInfo(12, v)),
+  ]);
+  return concat([int(1, 8), str(2, 'onnx-builder'), graph, message(8, [str(1, ''), int(2, g.opset ?? 13)])]);
+}
