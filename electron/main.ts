@@ -2,15 +2,22 @@
  * The Electron main process: one locked-down window, settings in the user data dir, and the voice
  * pipeline fed by microphone frames from the renderer. All policy lives in window-policy.ts and all
  * voice logic in pipeline/; this file only wires them to Electron.
+ *
+ * Nothing here imports the native engines (node-llama-cpp, sherpa-onnx, onnxruntime): the controller
+ * that uses them is imported once the app is ready (a separate chunk of the build), so a second
+ * instance quits without loading them, and an engine that cannot load gets a dialog saying why.
  */
-import { app, BrowserWindow, ipcMain, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, net, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultUserDataDir, defaultUserModelsDir, searchOrder } from '../native-models/resolver';
-import { AssistantController } from './app/controller';
+import type { AssistantController } from './app/controller';
 import { IPC, type AppEvent } from './ipc-contract';
+import { PageGate } from './page-gate';
 import type { AudioSink } from './renderer-output';
+import { startupFailure } from './startup-failure';
 import { appProtocolResponse } from './static-files';
+import { settleWithin } from './time-limit';
 import { APP_PAGE_URL, APP_SCHEME, hardenWebContents, isAppUrl, pageIdentity, secureSession, secureWebPreferences } from './window-policy';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -19,10 +26,21 @@ let win: BrowserWindow | null = null;
 let controller: AssistantController | null = null;
 let disposed = false;
 
-/** The window's page, once it has loaded (events before that are in the snapshot it asks for). */
+/**
+ * Quitting waits this long for the models to be released, then exits anyway: a load in progress
+ * (seconds for a large LLM) must not leave a windowless process holding the single-instance lock.
+ */
+const DISPOSE_LIMIT_MS = 3000;
+
+/** The window's page, once it has loaded. */
 function page(): WebContents | null {
   return win && !win.isDestroyed() && !win.webContents.isLoading() ? win.webContents : null;
 }
+
+/** App events wait while the page loads (see PageGate); audio is only ever an answer to the page's own microphone. */
+const appEvents = new PageGate<AppEvent>((event) => {
+  if (win && !win.isDestroyed()) win.webContents.send(IPC.appEvent, event);
+});
 
 const audioSink: AudioSink = {
   audio: (a) => page()?.send(IPC.assistantAudio, a),
@@ -62,6 +80,8 @@ function createWindow(appUrl: string): BrowserWindow {
     webPreferences: secureWebPreferences(path.join(here, 'preload.cjs')),
   });
   w.once('ready-to-show', () => w.show());
+  w.webContents.on('did-start-loading', () => appEvents.close());
+  w.webContents.on('did-finish-load', () => appEvents.release());
   w.on('closed', () => {
     win = null;
   });
@@ -80,7 +100,42 @@ function registerIpc(appUrl: string, c: AssistantController): void {
     if (!fromApp(e, appUrl)) throw new Error('request refused: not the app page');
     return c.request(request);
   });
-  c.on((event: AppEvent) => page()?.send(IPC.appEvent, event));
+  c.on((event: AppEvent) => appEvents.send(event));
+}
+
+/** Loads the controller, and with it the native engines; null (after telling the user) when they cannot load. */
+async function loadController(): Promise<typeof import('./app/controller') | null> {
+  try {
+    return await import('./app/controller');
+  } catch (err) {
+    console.error('The engines could not be loaded:', err);
+    const { title, message } = startupFailure(err, process.platform);
+    dialog.showErrorBox(title, message);
+    return null;
+  }
+}
+
+async function start(): Promise<void> {
+  const loaded = await loadController();
+  if (!loaded) {
+    app.exit(1);
+    return;
+  }
+  const appUrl = rendererUrl();
+  serveRenderer();
+  const c = new loaded.AssistantController({
+    settingsFile: path.join(app.getPath('userData'), 'settings.json'),
+    modelRoots: (s) => searchOrder({ explicit: s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: bundledModelsDir() }),
+    audioSink: () => audioSink,
+    downloadRoot: defaultUserModelsDir(),
+    // Chromium's network stack: system, PAC and authenticating proxies apply to model downloads too.
+    fetch: (url, init) => net.fetch(url, init),
+  });
+  controller = c;
+  secureSession(session.defaultSession, appUrl, (contents) => win !== null && !win.isDestroyed() && contents === win.webContents);
+  registerIpc(appUrl, c);
+  win = createWindow(appUrl);
+  c.start().catch((err: unknown) => console.error('The assistant could not start:', err));
 }
 
 function main(): void {
@@ -108,27 +163,23 @@ function main(): void {
     if (disposed || !controller) return;
     disposed = true;
     event.preventDefault();
-    void controller
-      .dispose()
-      .catch((err: unknown) => console.error('Could not release the models:', err))
-      .finally(() => app.quit());
+    const released = controller.dispose().catch((err: unknown) => console.error('Could not release the models:', err));
+    void settleWithin(released, DISPOSE_LIMIT_MS).then((inTime) => {
+      if (inTime) return app.quit();
+      // exit, not quit: nothing more may wait on the release that is stuck.
+      console.error(`The models were not released within ${DISPOSE_LIMIT_MS / 1000} s; exiting anyway.`);
+      app.exit(0);
+    });
   });
 
-  void app.whenReady().then(() => {
-    const appUrl = rendererUrl();
-    serveRenderer();
-    const c = new AssistantController({
-      settingsFile: path.join(app.getPath('userData'), 'settings.json'),
-      modelRoots: (s) => searchOrder({ explicit: s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: bundledModelsDir() }),
-      audioSink: () => audioSink,
-      downloadRoot: defaultUserModelsDir(),
+  void app.whenReady()
+    .then(start)
+    .catch((err: unknown) => {
+      // Without this, a failure here would leave a process with no window and the instance lock.
+      console.error('The app could not start:', err);
+      dialog.showErrorBox('Local Voice Assistant cannot start', err instanceof Error ? err.message : String(err));
+      app.exit(1);
     });
-    controller = c;
-    secureSession(session.defaultSession, appUrl, (contents) => win !== null && !win.isDestroyed() && contents === win.webContents);
-    registerIpc(appUrl, c);
-    win = createWindow(appUrl);
-    c.start().catch((err: unknown) => console.error('The assistant could not start:', err));
-  });
 }
 
 main();

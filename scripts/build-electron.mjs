@@ -1,6 +1,12 @@
 /**
  * Builds the app with esbuild:
- *   electron/main.ts    -> dist-electron/main.js     (ESM, Node; native engines stay external)
+ *   electron/main.ts    -> dist-electron/main.js     (ESM, Node; native engines stay external), plus
+ *                          its chunks: main.ts imports the controller (and with it the native engines)
+ *                          only once the app is ready, so code splitting keeps that in a chunk of its own
+ *   electron/engines/stt-worker.ts -> dist-electron/stt-worker.cjs (the streaming recognizer's thread;
+ *                          CJS, next to the chunk that starts it, see startWorker in engines/stt.ts)
+ *   electron/model-check/child.ts -> dist-electron/model-check.js (the process that runs a model once
+ *                          before it counts as installed), with its speech sample next to it
  *   electron/preload.ts -> dist-electron/preload.cjs (CJS, fully bundled: sandboxed preloads load no modules)
  *   renderer/main.tsx   -> dist/renderer/main.js + main.css + index.html, and the two AudioWorklets
  * `--renderer` builds only the renderer (what `npm run dev:web` serves). NO_MINIFY=1 builds it
@@ -51,19 +57,27 @@ export async function buildRenderer() {
   ]);
 }
 
+/**
+ * The main process into `outdir`, flat (a chunk starts the STT worker by a path relative to itself):
+ * `main.js` (package.json's "main"), its chunks, `stt-worker.cjs`, and the model checker
+ * `model-check.js` (started by a chunk, by a path relative to itself) with `speech-sample.wav`.
+ */
+export async function buildMain(outdir) {
+  const node = { ...common, platform: 'node', target: 'node22', external: NATIVE };
+  await mkdir(outdir, { recursive: true });
+  await Promise.all([
+    build({ ...node, entryPoints: { main: at('electron', 'main.ts') }, outdir, splitting: true, format: 'esm' }),
+    build({ ...node, entryPoints: [at('electron', 'engines', 'stt-worker.ts')], outfile: path.join(outdir, 'stt-worker.cjs'), format: 'cjs' }),
+    build({ ...node, entryPoints: [at('electron', 'model-check', 'child.ts')], outfile: path.join(outdir, 'model-check.js'), format: 'esm' }),
+    copyFile(at('electron', 'model-check', 'speech-sample.wav'), path.join(outdir, 'speech-sample.wav')),
+  ]);
+}
+
 export async function buildAll() {
   await rm(at('dist-electron'), { recursive: true, force: true });
   await Promise.all([
     buildRenderer(),
-    build({
-      ...common,
-      entryPoints: [at('electron', 'main.ts')],
-      outfile: at('dist-electron', 'main.js'),
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      external: NATIVE,
-    }),
+    buildMain(at('dist-electron')),
     build({
       ...common,
       entryPoints: [at('electron', 'preload.ts')],
@@ -83,7 +97,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       console.log('built dist/renderer/');
     } else {
       await buildAll();
-      console.log('built dist-electron/main.js, dist-electron/preload.cjs, dist/renderer/');
+      console.log('built dist-electron/ (main.js and its chunks, stt-worker.cjs, preload.cjs), dist/renderer/');
     }
   } catch (err) {
     // esbuild has already printed the errors.

@@ -176,7 +176,7 @@ const allFiles = [...realFiles, ...OTHER_HOSTS, LOCAL_BUILD];
 const linux = plan(config, LINUX_X64, allFiles);
 
 // The app's own files, relative to the project (they need not exist: only patterns are tested).
-const APP_IN = ['package.json', 'dist-electron/main.js', 'dist-electron/preload.cjs', 'dist/renderer/index.html'];
+const APP_IN = ['package.json', 'dist-electron/main.js', 'dist-electron/controller-ABCD1234.js', 'dist-electron/stt-worker.cjs', 'dist-electron/preload.cjs', 'dist/renderer/index.html'];
 const APP_OUT = ['electron/main.ts', 'test/packaging.test.ts', 'native-models/catalog.ts', 'README.md', 'tsconfig.json', 'docs/app.png'];
 
 const NATIVE = /\.(node|dll|dylib)$|\.so(\.|$)/;

@@ -2,7 +2,7 @@
  * Both real speech recognizers (sherpa-onnx OnlineRecognizer and OfflineRecognizer with the tiny
  * espeak-trained CTC test models) on the espeak clips of ../shared/speech, fed in 32 ms chunks.
  */
-import { before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resample } from '../electron/audio/resample';
 import { OfflineSegmentRecognizer, StreamingRecognizer, type SpeechRecognizer } from '../electron/engines/stt';
@@ -16,11 +16,16 @@ let streaming: StreamingRecognizer;
 let offline: OfflineSegmentRecognizer;
 
 before(async () => {
-  streaming = StreamingRecognizer.load(await pickModel('stt', MODEL_ROOTS));
+  streaming = await StreamingRecognizer.load(await pickModel('stt', MODEL_ROOTS));
   assert.equal(streaming.info.id, 'test-stt-espeak-ctc-streaming', 'the streaming model is the stt default');
   offline = await OfflineSegmentRecognizer.load(await pickModel('stt', MODEL_ROOTS, 'test-stt-espeak-ctc'), () => 300);
   assert.equal(offline.streaming, false);
 });
+
+after(() => Promise.all([streaming.dispose(), offline.dispose()]));
+
+/** Lets the streaming recognizer's thread answer between chunks, as 32 ms of real time would. */
+const yieldToThread = () => sleep(2);
 
 interface Transcript {
   text: string;
@@ -82,7 +87,7 @@ function charErrorRate(got: string, expected: string): number {
 
 describe('streaming recognizer (OnlineRecognizer), whole clip then finish()', () => {
   test('weather: exact words, with growing partials before finish', async () => {
-    const t = await transcribe(streaming, await loadClip16k('weather'));
+    const t = await transcribe(streaming, await loadClip16k('weather'), yieldToThread);
     assertWords(t.text, clip('weather').speech[0]!.text, 'weather');
     assert.ok(t.partialsBeforeFinish >= 1, 'no partial before finish');
     assert.ok(t.partials[0]!.length < t.text.length, `first partial "${t.partials[0]}" is already the whole transcript`);
@@ -97,7 +102,7 @@ describe('streaming recognizer (OnlineRecognizer), whole clip then finish()', ()
   });
 
   test('story: at most one wrong word (the tiny model says "ragon" for "dragon")', async () => {
-    const t = await transcribe(streaming, await loadClip16k('story'));
+    const t = await transcribe(streaming, await loadClip16k('story'), yieldToThread);
     const ref = clip('story').speech[0]!.text;
     assertWords(t.text, ref, 'story', 1);
     // The first six words are recognised exactly.
@@ -106,7 +111,7 @@ describe('streaming recognizer (OnlineRecognizer), whole clip then finish()', ()
   });
 
   test('two_turns: the whole clip contains both phrases, in order', async () => {
-    const t = await transcribe(streaming, await loadClip16k('two_turns'));
+    const t = await transcribe(streaming, await loadClip16k('two_turns'), yieldToThread);
     const got = words(t.text);
     const [a, b] = clip('two_turns').speech.map((s) => words(s.text));
     const ia = containsPhrase(got, a!);
@@ -121,7 +126,7 @@ describe('streaming recognizer (OnlineRecognizer), whole clip then finish()', ()
   });
 
   test('silence: empty transcript, no partial', async () => {
-    const t = await transcribe(streaming, await loadClip16k('silence'));
+    const t = await transcribe(streaming, await loadClip16k('silence'), yieldToThread);
     assert.equal(t.text, '');
     assert.deepEqual(t.partials, []);
   });
@@ -131,10 +136,61 @@ describe('streaming recognizer (OnlineRecognizer), whole clip then finish()', ()
     const partials: string[] = [];
     const s = streaming.createSession((p) => partials.push(p));
     s.accept(samples.slice(0, Math.round(1.2 * 16000)));
+    for (let waited = 0; partials.length === 0 && waited < 2000; waited += 10) await sleep(10);
+    assert.ok(partials.length > 0, 'no partial for the first 1.2 s');
     const before = partials.length;
     s.abort();
     s.accept(samples.slice(Math.round(1.2 * 16000)));
+    await sleep(200);
     assert.equal(partials.length, before);
+    assert.equal(await s.finish(), partials.at(-1), 'finish() after abort() gives what was heard');
+  });
+
+  test('partials stop at finish(): none arrives after the final text', async () => {
+    const samples = await loadClip16k('weather');
+    const partials: string[] = [];
+    const s = streaming.createSession((p) => partials.push(p));
+    // All of it at once: the thread is still decoding when finish() is called.
+    for (let i = 0; i < samples.length; i += CHUNK) s.accept(samples.slice(i, i + CHUNK));
+    const text = await s.finish();
+    const atFinish = partials.length;
+    await sleep(200);
+    assert.equal(partials.length, atFinish);
+    assertWords(text, clip('weather').speech[0]!.text, 'weather');
+  });
+
+  test('sessions in parallel on the one thread keep their own audio', async () => {
+    const [a, b] = [streaming.createSession(() => {}), streaming.createSession(() => {})];
+    const weather = await loadClip16k('weather');
+    const story = await loadClip16k('story');
+    for (let i = 0; i < Math.max(weather.length, story.length); i += CHUNK) {
+      if (i < weather.length) a.accept(weather.slice(i, i + CHUNK));
+      if (i < story.length) b.accept(story.slice(i, i + CHUNK));
+    }
+    const [ta, tb] = await Promise.all([a.finish(), b.finish()]);
+    assertWords(ta, clip('weather').speech[0]!.text, 'weather');
+    assertWords(tb, clip('story').speech[0]!.text, 'story', 1);
+  });
+});
+
+describe('streaming recognizer: its own thread', () => {
+  test('loading it leaves the event loop free (timers fire while the model loads)', async () => {
+    const model = await pickModel('stt', MODEL_ROOTS);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const rec = await StreamingRecognizer.load(model);
+    clearInterval(timer);
+    await rec.dispose();
+    // Built on this thread, the recognizer would resolve before any timer could fire.
+    assert.ok(ticks > 0, `no timer fired during a ${rec.info.loadMs.toFixed(0)} ms load`);
+  });
+
+  test('finish() after dispose() fails instead of waiting forever', async () => {
+    const rec = await StreamingRecognizer.load(await pickModel('stt', MODEL_ROOTS));
+    const s = rec.createSession(() => {});
+    s.accept(await loadClip16k('weather'));
+    await rec.dispose();
+    await assert.rejects(s.finish(), /closed/);
   });
 });
 

@@ -1,11 +1,8 @@
-import sherpa, {
-  type OfflineModelConfig,
-  type OfflineRecognizer,
-  type OnlineModelConfig,
-  type OnlineRecognizer,
-} from 'sherpa-onnx-node';
+import { Worker } from 'node:worker_threads';
+import sherpa, { type OfflineModelConfig, type OfflineRecognizer, type OnlineModelConfig } from 'sherpa-onnx-node';
 import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
+import type { FromWorker, ToWorker, WorkerConfig } from './stt-worker';
 
 export const STT_SAMPLE_RATE = 16000;
 
@@ -45,8 +42,35 @@ function loadFailure(resolved: ResolvedModel, e: unknown): UserError {
 }
 
 /**
- * Streaming recognizer (sherpa OnlineRecognizer). Decoding is incremental and cheap per chunk,
- * so partials come straight from the decoder as audio arrives.
+ * Starts the recognizer thread. Built (scripts/build-electron.mjs), it is `stt-worker.cjs` next to
+ * this code's bundle; from source (tsx: the CLI, the tests) it is the TypeScript file, with tsx
+ * registered inside the thread first, since Node 20 does not apply `--import tsx` to a worker's entry.
+ */
+function startWorker(config: WorkerConfig): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./stt-worker.cjs', import.meta.url), { workerData: config });
+  const entry = JSON.stringify(new URL('./stt-worker.ts', import.meta.url).href);
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  return new Worker(`import(${tsx}).then((tsx) => tsx.register()).then(() => import(${entry}))`, { eval: true, workerData: config });
+}
+
+/** The worker's first message: ready, or why the model did not load. */
+function loaded(worker: Worker): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (err?: Error) => {
+      worker.off('message', onMessage).off('error', settle).off('exit', onExit);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onMessage = (m: FromWorker) => settle(m.type === 'ready' ? undefined : new Error(m.type === 'load-failed' ? m.message : `unexpected '${m.type}'`));
+    const onExit = (code: number) => settle(new Error(`the recognizer thread exited (code ${code})`));
+    worker.on('message', onMessage).on('error', settle).on('exit', onExit);
+  });
+}
+
+/**
+ * Streaming recognizer (sherpa OnlineRecognizer). Decoding is incremental and cheap per chunk, so
+ * partials come straight from the decoder as audio arrives. The recognizer lives in its own thread
+ * (stt-worker.ts): building it takes the whole model load, which must not stall the app's event loop.
  */
 export class StreamingRecognizer implements SpeechRecognizer {
   readonly streaming = true;
@@ -56,12 +80,22 @@ export class StreamingRecognizer implements SpeechRecognizer {
    */
   readonly leadInMs = 800;
   readonly info: SpeechRecognizer['info'];
+  private nextId = 0;
+  private readonly partials = new Map<number, (text: string) => void>();
+  private readonly finals = new Map<number, { resolve: (text: string) => void; reject: (e: Error) => void }>();
+  /** Set once the thread is gone: every later finish() fails with it. */
+  private stopped: Error | null = null;
 
-  private constructor(private readonly recognizer: OnlineRecognizer, id: string, loadMs: number) {
+  private constructor(private readonly worker: Worker, id: string, loadMs: number) {
     this.info = { id, kind: 'streaming', loadMs };
+    worker.on('message', (m: FromWorker) => this.receive(m));
+    worker.on('error', (e) => this.stop(e));
+    worker.on('exit', (code) => this.stop(new Error(`the speech recognizer stopped (thread exit code ${code})`)));
+    // Idle, the thread must not keep a CLI or a test process alive; a pending finish() holds it (see hold()).
+    worker.unref();
   }
 
-  static load(resolved: ResolvedModel, numThreads = 1): StreamingRecognizer {
+  static async load(resolved: ResolvedModel, numThreads = 1): Promise<StreamingRecognizer> {
     const spec = resolved.entry.engine;
     if (spec.engine !== 'sherpa-online') throw new Error(`${resolved.entry.id} is not a streaming recognizer`);
     const modelConfig: OnlineModelConfig = { tokens: file(resolved, spec.tokens, 'tokens'), numThreads, debug: false };
@@ -73,51 +107,98 @@ export class StreamingRecognizer implements SpeechRecognizer {
         joiner: file(resolved, spec.joiner, 'joiner'),
       };
     const t0 = performance.now();
-    try {
-      const recognizer = new sherpa.OnlineRecognizer({
+    const worker = startWorker({
+      recognizer: {
         featConfig: { sampleRate: STT_SAMPLE_RATE, featureDim: 80 },
         modelConfig,
         decodingMethod: 'greedy_search',
         // Turn ends are decided by our own endpointer, not sherpa's.
         enableEndpoint: false,
-      });
-      return new StreamingRecognizer(recognizer, resolved.entry.id, performance.now() - t0);
+      },
+      sampleRate: STT_SAMPLE_RATE,
+    });
+    try {
+      await loaded(worker);
     } catch (e) {
+      await worker.terminate();
       throw loadFailure(resolved, e);
     }
+    return new StreamingRecognizer(worker, resolved.entry.id, performance.now() - t0);
+  }
+
+  private post(m: ToWorker): void {
+    if (!this.stopped) this.worker.postMessage(m);
+  }
+
+  private receive(m: FromWorker): void {
+    if (m.type === 'partial') this.partials.get(m.id)?.(m.text);
+    if (m.type !== 'final' && m.type !== 'failed') return;
+    const pending = this.finals.get(m.id);
+    this.finals.delete(m.id);
+    this.release();
+    if (m.type === 'final') pending?.resolve(normalize(m.text));
+    else pending?.reject(new Error(`Speech recognition failed: ${m.message}`));
+  }
+
+  private stop(err: Error): void {
+    if (this.stopped) return;
+    this.stopped = err;
+    for (const { reject } of this.finals.values()) reject(err);
+    this.finals.clear();
+    this.partials.clear();
+  }
+
+  /** The thread is referenced while a finish() waits on it, so the process stays up for the answer. */
+  private hold(): void {
+    if (this.finals.size === 0) this.worker.ref();
+  }
+
+  private release(): void {
+    if (this.finals.size === 0) this.worker.unref();
   }
 
   createSession(onPartial: (text: string) => void): SttSession {
-    const rec = this.recognizer;
-    const stream = rec.createStream();
+    const id = this.nextId++;
     let last = '';
     let done = false;
-    const drain = (): string => {
-      while (rec.isReady(stream)) rec.decode(stream);
-      return normalize(rec.getResult(stream).text);
+    // Partials stop at finish() or abort(): one arriving later would land on the next turn.
+    const close = (): boolean => {
+      this.partials.delete(id);
+      const wasOpen = !done;
+      done = true;
+      return wasOpen;
     };
+    this.partials.set(id, (raw) => {
+      const text = normalize(raw);
+      if (text && text !== last) {
+        last = text;
+        onPartial(text);
+      }
+    });
+    this.post({ type: 'open', id });
     return {
-      accept(samples) {
-        if (done) return;
-        stream.acceptWaveform({ samples, sampleRate: STT_SAMPLE_RATE });
-        const text = drain();
-        if (text && text !== last) {
-          last = text;
-          onPartial(text);
-        }
+      accept: (samples) => {
+        if (!done) this.post({ type: 'accept', id, samples });
       },
-      async finish() {
-        if (done) return last;
-        done = true;
-        // Trailing silence flushes the model's right context; without it the last word is lost.
-        stream.acceptWaveform({ samples: new Float32Array(STT_SAMPLE_RATE / 2), sampleRate: STT_SAMPLE_RATE });
-        stream.inputFinished();
-        return drain();
+      finish: () => {
+        if (!close()) return Promise.resolve(last);
+        if (this.stopped) return Promise.reject(this.stopped);
+        return new Promise<string>((resolve, reject) => {
+          this.hold();
+          this.finals.set(id, { resolve, reject });
+          this.post({ type: 'finish', id });
+        });
       },
-      abort() {
-        done = true;
+      abort: () => {
+        if (close()) this.post({ type: 'abort', id });
       },
     };
+  }
+
+  /** Ends the recognizer's thread (and frees its model). */
+  async dispose(): Promise<void> {
+    this.stop(new Error('the speech recognizer was closed'));
+    await this.worker.terminate();
   }
 }
 
@@ -196,6 +277,9 @@ export class OfflineSegmentRecognizer implements SpeechRecognizer {
     }
   }
 
+  /** Nothing to end by hand: the native recognizer is freed with this object. */
+  async dispose(): Promise<void> {}
+
   private async decode(samples: Float32Array): Promise<string> {
     const stream = this.recognizer.createStream();
     stream.acceptWaveform({ samples, sampleRate: STT_SAMPLE_RATE });
@@ -253,10 +337,13 @@ export class OfflineSegmentRecognizer implements SpeechRecognizer {
   }
 }
 
+/** A recognizer as loaded: whoever loads it disposes of it. */
+export type LoadedRecognizer = SpeechRecognizer & { dispose(): Promise<void> };
+
 export async function loadRecognizer(
   resolved: ResolvedModel,
   partialIntervalMs: () => number,
-): Promise<SpeechRecognizer> {
+): Promise<LoadedRecognizer> {
   return resolved.entry.engine.engine === 'sherpa-online'
     ? StreamingRecognizer.load(resolved)
     : OfflineSegmentRecognizer.load(resolved, partialIntervalMs);
