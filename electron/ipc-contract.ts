@@ -74,6 +74,8 @@ export interface ModelStatus {
   id?: string;
   name?: string;
   loadMs?: number;
+  /** Which file layout the engine found (the VAD's: silero-v5, silero-v4 or k2-fsa). */
+  layout?: string;
 }
 
 /** Where the LLM runs, as the models panel shows it. */
@@ -85,6 +87,14 @@ export interface SetupStatus extends SetupPlan {
   folder: string;
   state: 'waiting' | 'downloading' | 'failed' | 'cancelled';
   error: string | null;
+  /** Each downloaded model is loaded and run once before it counts as installed (by model id). */
+  checks: Record<string, ModelCheckStatus>;
+}
+
+export interface ModelCheckStatus {
+  state: 'checking' | 'ok' | 'failed';
+  /** What it did ("heard …"), or what failed. */
+  detail: string | null;
 }
 
 export interface AppStatus {

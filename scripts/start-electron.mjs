@@ -40,6 +40,12 @@ function electronBinary() {
   return typeof bin === 'string' && existsSync(bin) ? bin : new Error(`${String(bin)} does not exist`);
 }
 
+// Electron 45's own tools (@electron/get, which downloads the binary) declare Node >= 22.12.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  console.warn(`npm start: Electron 45's tools need Node 22.12 or newer; this is Node ${process.versions.node}. If starting fails, install Node 22 LTS.`);
+}
+
 try {
   await buildAll();
 } catch (err) {

@@ -4,7 +4,7 @@
  * the engines; in Chromium the first-run screen shows the plan, the progress, and then the app.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +12,8 @@ import { AssistantController } from '../electron/app/controller';
 import type { AppEvent, AppStatus } from '../electron/ipc-contract';
 import { verifyModel } from '../native-models/downloader';
 import { browserMissing, launchBrowser, startBridge } from './browser-harness';
-import { SPEECH, tempDir } from './helpers';
+import type { ModelEntry } from '../native-models/types';
+import { MODELS, SPEECH, tempDir } from './helpers';
 import { startModelServer, type ModelServer } from './model-server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,6 +24,11 @@ async function until(what: string, ok: () => boolean, timeoutMs = 60_000): Promi
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }
+}
+
+function lastSetup(events: AppEvent[]) {
+  const statuses = events.flatMap((e) => (e.type === 'status' && e.status.setup ? [e.status.setup] : []));
+  return statuses.at(-1);
 }
 
 describe('first run: download the models, then talk', () => {
@@ -68,8 +74,94 @@ describe('first run: download the models, then talk', () => {
       const progress = events.flatMap((e) => (e.type === 'download' ? [e.progress] : []));
       assert.ok(progress.some((p) => p.modelId === 'test-llm-stories260k' && p.phase === 'done'));
       assert.ok(progress.some((p) => p.phase === 'verifying'));
-      assert.ok(events.some((e) => e.type === 'notice' && /downloaded and verified/.test(e.message)));
+      assert.ok(events.some((e) => e.type === 'notice' && /downloaded, verified, and each one ran once/.test(e.message)));
       assert.equal(status().models.every((m) => m.state === 'ready'), true);
+      // Each model was run once, in its own engine, before the assistant started.
+      const checks = status().setup?.checks ?? lastSetup(events)!.checks;
+      assert.deepEqual(Object.keys(checks).sort(), setup.models.map((m) => m.id).sort());
+      for (const c of Object.values(checks)) assert.equal(c.state, 'ok', c.detail ?? '');
+      assert.match(checks['test-stt-espeak-ctc-streaming']!.detail!, /what is the weather like today/);
+    } finally {
+      await controller.dispose();
+    }
+  });
+
+  /** Only the voice is missing: the rest are the shared test models. */
+  function voiceOnlyController(dir: string, voices: ModelEntry[]) {
+    const catalog = [...server.catalog.filter((e) => e.kind !== 'tts'), ...voices];
+    const models = path.join(dir, 'models');
+    // The shared vad, stt and llm folders, without the shared voices (they would count as installed).
+    const others = path.join(dir, 'others');
+    mkdirSync(others);
+    for (const sub of ['vad', 'stt', 'llm']) symlinkSync(path.join(MODELS, sub), path.join(others, sub));
+    return {
+      models,
+      controller: new AssistantController({
+        settingsFile: path.join(dir, 'settings.json'),
+        modelRoots: () => [models, others],
+        audioSink: () => null,
+        downloadRoot: models,
+        catalog,
+      }),
+    };
+  }
+
+  /** A "voice" whose model file is really the VAD's onnx: right size and hash, but no voice. */
+  function brokenVoice(): ModelEntry {
+    const vad = server.catalog.find((e) => e.id === 'test-vad-silero')!.files[0]!;
+    const tokens = server.catalog.find((e) => e.id === 'test-tts-formant')!.files.find((f) => f.name === 'tokens.txt')!;
+    return {
+      id: 'broken-voice',
+      kind: 'tts',
+      name: 'Broken voice',
+      description: 'the VAD model published as a voice',
+      licence: 'MIT',
+      files: [{ ...vad, name: 'model.onnx' }, tokens],
+      engine: { engine: 'sherpa-tts', family: 'vits', model: 'model.onnx', tokens: 'tokens.txt', dataDir: 'system' },
+    };
+  }
+
+  it('a voice whose published file changed, then one that does not load, are replaced by the next voice', async () => {
+    const dir = tempDir('lva-first-alt-');
+    const formant = server.catalog.find((e) => e.id === 'test-tts-formant')!;
+    const changed: ModelEntry = { ...formant, files: formant.files.map((f) => (f.name === 'formant-piper.onnx' ? { ...f, sha256: '0'.repeat(64) } : f)) };
+    const echo = server.catalog.find((e) => e.id === 'test-tts-echo')!;
+    const { controller, models } = voiceOnlyController(dir, [changed, brokenVoice(), echo]);
+    const events: AppEvent[] = [];
+    controller.on((e) => events.push(e));
+    try {
+      await controller.start();
+      const status = (): AppStatus => controller.snapshot().status;
+      assert.deepEqual(status().setup!.models.map((m) => m.id), ['test-tts-formant']);
+      controller.command({ type: 'download-models' });
+      await until('the assistant to start', () => status().phase === 'ready' || status().setup?.state === 'failed', 120_000);
+      assert.equal(status().phase, 'ready', status().setup?.error ?? status().error ?? '');
+      assert.equal(status().models.find((m) => m.kind === 'tts')!.id, 'test-tts-echo');
+      const notices = events.flatMap((e) => (e.type === 'notice' ? [e.message] : []));
+      assert.ok(notices.some((n) => /sha256/.test(n) && /Downloading Broken voice instead/.test(n)), notices.join('\n'));
+      assert.ok(notices.some((n) => /broken-voice .*does not work: .*sample_rate.*Its files were removed\. Downloading Phoneme echo test model instead/.test(n)), notices.join('\n'));
+      assert.equal(existsSync(path.join(models, 'broken-voice')), false, 'the voice that does not load is not left installed');
+      const checks = lastSetup(events)!.checks;
+      assert.equal(checks['broken-voice']?.state, 'failed');
+      assert.equal(checks['test-tts-echo']?.state, 'ok');
+    } finally {
+      await controller.dispose();
+    }
+  });
+
+  it('with no other voice to try, the first-run screen says which model failed and the assistant does not start', async () => {
+    const dir = tempDir('lva-first-fail-');
+    const { controller, models } = voiceOnlyController(dir, [brokenVoice()]);
+    try {
+      await controller.start();
+      const status = (): AppStatus => controller.snapshot().status;
+      controller.command({ type: 'download-models' });
+      await until('the setup to fail', () => status().setup?.state === 'failed', 120_000);
+      assert.equal(status().phase, 'setup');
+      assert.match(status().setup!.error!, /^The voice broken-voice \(in .*\) does not work: .*sample_rate.* No other voice is in the catalog/);
+      assert.equal(status().setup!.checks['broken-voice']?.state, 'failed');
+      assert.equal(existsSync(path.join(models, 'broken-voice')), false);
+      assert.equal(status().models.some((m) => m.state === 'ready'), false, 'no half-working assistant');
     } finally {
       await controller.dispose();
     }

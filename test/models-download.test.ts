@@ -239,13 +239,17 @@ describe('model downloader (local HTTP server)', () => {
       writeFileSync(catalogFile, JSON.stringify([entry('cli-model', `${base}/slow/cli.bin`), entry('cli-bad', `${base}/ok/cli-bad.bin`, { sha256: 'f'.repeat(64) })]));
     });
 
-    it('fetch prints a progress bar and installs a verified model; list and verify see it', async () => {
+    it('fetch prints a progress bar and installs a verified model, then runs it once; list and verify see it', async () => {
       const dir = path.join(work, 'cli');
       const r = await runCli('electron/cli/models.ts', ['fetch', 'cli-model', '--dir', dir, '--catalog', catalogFile]);
-      assert.equal(r.code, 0, r.stderr);
+      // Right size and sha256, but random bytes: the load check catches it, in one line.
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /\nerror: The voice activity model cli-model \(in .*cli-model\) does not work: Could not load the VAD model 'cli-model'.*Delete .* and fetch it again/);
+      assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('error:')).length, 1);
       assert.match(r.stderr, /cli-model\/model\.bin {2}\[#{3,}-*\] +\d+% {2}[\d.]+ [KM]B \/ 1\.0 MB/);
       assert.match(r.stderr, /\[#{30}\] 100% {2}1\.0 MB \/ 1\.0 MB {2}done/);
-      assert.match(r.stdout, /cli-model: installed and verified in /);
+      assert.match(r.stdout, /cli-model: downloaded and verified in /);
+      assert.match(r.stdout, /FAILED cli-model/);
       const list = await runCli('electron/cli/models.ts', ['list', '--json', '--dir', dir, '--catalog', catalogFile]);
       const rows = JSON.parse(list.stdout) as { id: string; kind: string; licence: string; installed: boolean; files: { name: string; url: string; bytes: number; sha256: string }[] }[];
       assert.deepEqual(rows.map((x) => [x.id, x.kind, x.licence, x.installed]), [['cli-model', 'vad', 'MIT', true], ['cli-bad', 'vad', 'MIT', false]]);

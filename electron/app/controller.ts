@@ -3,7 +3,8 @@
  * contract in ipc-contract.ts. No Electron import: the app (over IPC) and the WebSocket bridge (a
  * browser, the end-to-end tests) run this same controller.
  */
-import { isUserError } from '../errors';
+import { rm } from 'node:fs/promises';
+import { isUserError, UserError } from '../errors';
 import {
   parseCommand,
   parseRequest,
@@ -13,15 +14,19 @@ import {
   type Command,
   type ModelKind,
   type Request,
+  type ModelCheckStatus,
   type ResponseOf,
   type Responses,
   type SettingsUpdateResult,
+  type SetupStatus,
   type Snapshot,
 } from '../ipc-contract';
 import { ALL_MODELS } from '../../native-models/catalog';
-import { fetchModel } from '../../native-models/downloader';
+import { fetchModel, type FetchFunction } from '../../native-models/downloader';
 import type { Hardware } from '../../native-models/recommend';
-import { planSetup } from '../../native-models/setup-plan';
+import { resolveModel } from '../../native-models/resolver';
+import { alternativeFor, plannedModel, planSetup, totalBytes } from '../../native-models/setup-plan';
+import { checkModel, failureLine, KIND_NOUN } from '../model-check/check';
 import type { ModelEntry } from '../../native-models/types';
 import { RealtimeClock, type Clock } from '../pipeline/clock';
 import { EventHub } from '../pipeline/events';
@@ -40,6 +45,8 @@ export interface ControllerOptions {
   audioSink(): AudioSink | null;
   /** Where first-run downloads go (the user's models folder). */
   downloadRoot: string;
+  /** How downloads reach the network (default: Node's fetch; the app passes Electron's net.fetch, which honours system proxies). */
+  fetch?: FetchFunction;
   /** The model catalog (a test or a mirror may give its own). */
   catalog?: readonly ModelEntry[];
   /** What the machine offers the LLM (for the recommended size); detected with llama.cpp by default. */
@@ -57,6 +64,9 @@ function needsReload(a: Settings, b: Settings): boolean {
     (['dir', 'vad', 'stt', 'llm', 'tts'] as const).some((k) => a.models[k] !== b.models[k])
   );
 }
+
+/** Download failures that say the published model is not the catalog's: another model of the kind may do. */
+const REPLACEABLE_DOWNLOAD_ERRORS = new Set(['download-checksum-mismatch', 'download-size-mismatch', 'archive-mismatch', 'download-http-error']);
 
 /** How often playback state is rechecked when no microphone audio drives the pipeline. */
 const SETTLE_INTERVAL_MS = 50;
@@ -138,7 +148,7 @@ export class AssistantController {
         () => this.store.current,
         roots,
         (kind, phase, model) =>
-          this.setModel(kind, phase === 'loading' ? { state: 'loading' } : { state: 'ready', id: model?.id, name: model?.name, loadMs: model?.loadMs }),
+          this.setModel(kind, phase === 'loading' ? { state: 'loading' } : { state: 'ready', id: model?.id, name: model?.name, loadMs: model?.loadMs, ...(typeof model?.layout === 'string' ? { layout: model.layout } : {}) }),
         this.catalog,
       );
     } catch (err) {
@@ -185,33 +195,85 @@ export class AssistantController {
       return true;
     }
     if (!plan) return false;
-    this.setStatus({ phase: 'setup', setup: { ...plan, folder: this.options.downloadRoot, state: 'waiting', error: null } });
+    this.setStatus({ phase: 'setup', setup: { ...plan, folder: this.options.downloadRoot, state: 'waiting', error: null, checks: {} } });
     return true;
   }
 
-  /** Downloads the setup plan's models, then loads them. */
-  private async downloadModels(): Promise<void> {
+  private patchSetup(patch: Partial<SetupStatus>): void {
     const setup = this.status.setup;
-    if (!setup || this.download) return;
+    if (setup) this.setStatus({ setup: { ...setup, ...patch } });
+  }
+
+  private setCheck(id: string, state: ModelCheckStatus['state'], detail: string | null): void {
+    const setup = this.status.setup;
+    if (setup) this.patchSetup({ checks: { ...setup.checks, [id]: { state, detail } } });
+  }
+
+  /**
+   * Downloads the setup plan's models, proves each one loads and runs, then starts the assistant.
+   * A model that cannot be used is replaced by another of its kind when the catalog has one; the
+   * assistant never starts with a model that failed its check.
+   */
+  private async downloadModels(): Promise<void> {
+    if (!this.status.setup || this.download) return;
     const abort = new AbortController();
     this.download = abort;
-    this.setStatus({ setup: { ...setup, state: 'downloading', error: null } });
+    this.patchSetup({ state: 'downloading', error: null });
     try {
-      for (const m of setup.models) {
-        const entry = this.catalog.find((e) => e.id === m.id);
-        if (!entry) throw new Error(`${m.id} is not in the catalog`);
-        await fetchModel(entry, { root: this.options.downloadRoot, signal: abort.signal, onProgress: (progress) => this.emit({ type: 'download', progress }) });
-      }
+      for (let i = 0; i < (this.status.setup?.models.length ?? 0); i++) await this.install(i, abort.signal);
     } catch (err) {
-      const current = this.status.setup ?? setup;
       const cancelled = abort.signal.aborted;
-      this.setStatus({ setup: { ...current, state: cancelled ? 'cancelled' : 'failed', error: cancelled ? null : messageOf(err, 'The download failed') } });
+      this.patchSetup({ state: cancelled ? 'cancelled' : 'failed', error: cancelled ? null : messageOf(err, 'The download failed') });
       return;
     } finally {
       this.download = null;
     }
-    this.notice('info', 'The models are downloaded and verified.');
+    this.notice('info', 'The models are downloaded, verified, and each one ran once.');
     await this.reload();
+  }
+
+  /** Downloads and checks the plan's model at `index`, switching to an alternative when it cannot be used. */
+  private async install(index: number, signal: AbortSignal): Promise<void> {
+    const tried = new Set<string>();
+    for (;;) {
+      const planned = this.status.setup!.models[index]!;
+      const entry = this.catalog.find((e) => e.id === planned.id);
+      if (!entry) throw new Error(`${planned.id} is not in the catalog`);
+      tried.add(entry.id);
+      const failure = await this.fetchAndCheck(entry, signal);
+      if (failure === null) return;
+      if (signal.aborted) throw new UserError('The download was cancelled.', 'download-cancelled');
+      const alternative = alternativeFor(this.catalog, entry.kind, tried);
+      if (!alternative) throw new UserError(`${failure} No other ${KIND_NOUN[entry.kind]} is in the catalog: please report this.`, 'model-unusable');
+      this.notice('error', `${failure} Downloading ${alternative.name} instead.`, true);
+      const setup = this.status.setup!;
+      const models = setup.models.map((m, i) => (i === index ? plannedModel(alternative) : m));
+      this.patchSetup({ models, totalBytes: totalBytes(models) });
+    }
+  }
+
+  /** Null when the model is installed and ran once; else why it cannot be used (its files are then removed). */
+  private async fetchAndCheck(entry: ModelEntry, signal: AbortSignal): Promise<string | null> {
+    const root = this.options.downloadRoot;
+    try {
+      await fetchModel(entry, { root, signal, fetch: this.options.fetch, onProgress: (progress) => this.emit({ type: 'download', progress }) });
+    } catch (err) {
+      // The published file is not the catalog's (or is gone): another model may do. Network trouble is retried by the user.
+      if (isUserError(err) && REPLACEABLE_DOWNLOAD_ERRORS.has(err.code)) return err.message;
+      throw err;
+    }
+    this.setCheck(entry.id, 'checking', null);
+    const model = await resolveModel(entry, [root]);
+    const check = await checkModel(model, { signal });
+    if (check.ok) {
+      this.setCheck(entry.id, 'ok', check.detail);
+      return null;
+    }
+    // Installed but unusable: removed, so no later start takes it for a working model.
+    await rm(model.dir, { recursive: true, force: true });
+    const line = failureLine(check, model, 'Its files were removed.');
+    this.setCheck(entry.id, 'failed', line);
+    return line;
   }
 
   private async unload(): Promise<void> {

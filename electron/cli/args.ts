@@ -1,8 +1,20 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UserError } from '../errors';
 
-/** parseArgs with its errors turned into one user-facing line. */
-export function parseCli<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, usage: string) {
+/** `--help` / `-h` was given: the usage goes to stdout and the command exits 0. */
+export class HelpRequested extends Error {
+  constructor(readonly text: string) {
+    super('help requested');
+  }
+}
+
+/**
+ * parseArgs with its errors turned into one user-facing line. `--help` or `-h` anywhere prints
+ * `help` (or the one-line usage) instead of running the command.
+ */
+export function parseCli<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, usage: string, help = usage) {
+  // Before parsing: `--help` must work even beside an invalid or incomplete command line.
+  if (argv.some((a) => a === '--help' || a === '-h')) throw new HelpRequested(help);
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (e) {
@@ -15,6 +27,10 @@ export function runCli(main: () => Promise<void>): void {
   main().then(
     () => process.exit(0),
     (e: unknown) => {
+      if (e instanceof HelpRequested) {
+        console.log(e.text);
+        process.exit(0);
+      }
       if (e instanceof UserError) console.error(`error: ${e.message}`);
       else console.error(e);
       process.exit(1);

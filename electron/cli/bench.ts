@@ -148,6 +148,17 @@ runCli(async () => {
     process.argv.slice(2),
     { models: { type: 'string' }, corpus: { type: 'string' }, runs: { type: 'string', default: '3' }, settings: { type: 'string' }, json: { type: 'string' } },
     USAGE,
+    `Runs the app's pipeline over a speech corpus and prints per-stage latency (median, p95, p99, max),
+endpoint error, our overhead, barge-in reaction, engine load times and real-time factors.
+
+Usage: ${USAGE}
+
+  --models DIR       where to find models (default: the user's models folder, then the bundled ones)
+  --corpus DIR       a folder of WAV clips with manifest.json (default: ../shared/speech)
+  --runs N           passes over the corpus (default 3)
+  --settings FILE    settings JSON merged over the defaults (default: llm.maxTokens 64)
+  --json OUT.json    also write the numbers as JSON
+  -h, --help         this help`,
   );
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');

@@ -21,6 +21,16 @@ runCli(async () => {
     process.argv.slice(2),
     { port: { type: 'string', default: '5177' }, models: { type: 'string' }, settings: { type: 'string' }, catalog: { type: 'string' } },
     USAGE,
+    `Serves the app in a browser, for development and tests: builds the renderer, starts the same
+controller the Electron main process runs, and prints the URL.
+
+Usage: ${USAGE}
+
+  --port PORT        port on 127.0.0.1 (default 5177; 0 = any free port)
+  --models DIR       where to find models (default: the user's models folder, then native-models/bundled)
+  --settings FILE    the settings file to use and save (default: the app's own settings.json)
+  --catalog FILE     a model catalog JSON in the same schema (a mirror or a test server)
+  -h, --help         this help`,
   );
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port must be a port number (0-65535, 0 = any free port), got "${values.port}"`, 'usage');

@@ -7,15 +7,37 @@
 import path from 'node:path';
 import { ALL_MODELS, DEFAULT_CATALOG } from '../../native-models/catalog';
 import { loadCatalogFile } from '../../native-models/catalog-file';
+import { lockCatalog } from '../../native-models/catalog-lock';
 import { fetchModel, verifyModel, type FileProgress } from '../../native-models/downloader';
 import { formatBytes, progressLine } from '../../native-models/progress-bar';
 import { recommendLlm } from '../../native-models/recommend';
-import { defaultUserModelsDir, downloadBytes, resolveModel } from '../../native-models/resolver';
+import { BUNDLED_MODELS_DIR, defaultUserModelsDir, downloadBytes, resolveModel, searchOrder } from '../../native-models/resolver';
+import { planSetup } from '../../native-models/setup-plan';
+import { checkModel, failureLine } from '../model-check/check';
 import type { ModelEntry } from '../../native-models/types';
 import { UserError } from '../errors';
 import { parseCli, runCli } from './args';
 
-const USAGE = 'npm run models -- list [--json] | fetch ID... | verify [ID...] | recommend [--json]   [--dir DIR] [--catalog FILE]';
+const USAGE = 'npm run models -- list [--json] | fetch [ID...] | verify [--load] [ID...] | recommend [--json] | lock [ID...] [--write]   [--dir DIR] [--catalog FILE]';
+
+const HELP = `The model catalog from a terminal.
+
+Usage: ${USAGE}
+
+  list [--json]            the catalog: kind, size, licence, installed or not (--json: every file's url, bytes, sha256)
+  fetch                    download what this machine is missing (the set the app's first-run screen chooses)
+  fetch ID...              download these models; resumable, size and sha256 checked
+                           (every fetched model is then loaded and run once to prove it works)
+  verify [ID...]           check sizes and sha256 of what is installed
+  verify --load [ID...]    also load each model in its engine and run it once
+  recommend [--json]       which language model suits this machine, and why
+  lock [ID...] [--write]   maintainers: download each model (default: all) to a temporary folder, measure
+                           size and sha256, print every difference from the catalog (exit 1 if any);
+                           --write puts the measured values into the --catalog FILE
+
+  --dir DIR                the models folder (default: ${defaultUserModelsDir()})
+  --catalog FILE           a catalog JSON in the same schema
+  -h, --help               this help`;
 
 export interface ListedModel {
   id: string;
@@ -54,11 +76,44 @@ function progressPrinter(): (p: FileProgress) => void {
   };
 }
 
+/** `fetch` with no ids: what the first-run screen would download here, shown before it starts. */
+async function planForThisMachine(catalog: readonly ModelEntry[], dir: string): Promise<ModelEntry[]> {
+  const { detectHardware } = await import('../engines/hardware');
+  const plan = await planSetup(catalog, searchOrder({ user: dir, bundled: BUNDLED_MODELS_DIR }), detectHardware);
+  if (!plan) return [];
+  console.log(`To fetch into ${dir}:`);
+  for (const m of plan.models) console.log(`  ${m.kind.padEnd(3)}  ${(m.bytes === null ? 'size ?' : formatBytes(m.bytes)).padStart(9)}  ${m.id}  (${m.licence})`);
+  console.log(`  total ${plan.totalBytes === null ? 'unknown (a size is not in the catalog)' : formatBytes(plan.totalBytes)}`);
+  if (plan.recommendation) console.log(`  language model: ${plan.recommendation.reason}`);
+  return plan.models.map((m) => catalog.find((e) => e.id === m.id)!);
+}
+
+/** Loads and runs each model once, each in its own process; one line per model, exit 1 if any fails. */
+async function loadCheck(entries: readonly ModelEntry[], dir: string): Promise<void> {
+  const failed: string[] = [];
+  for (const e of entries) {
+    const model = await resolveModel(e, searchOrder({ user: dir }));
+    const c = await checkModel(model);
+    if (c.ok) {
+      console.log(`loads  ${e.id}: ${c.detail} (loaded in ${c.loadMs} ms)`);
+      continue;
+    }
+    const fix = e.local
+      ? 'Replace it with a good copy, or choose another model.'
+      : `Delete ${model.dir} and fetch it again (\`npm run models -- fetch ${e.id}\`); if it fails again, the published files are not what the catalog expects: choose another ${e.kind} model (\`npm run models -- list\`).`;
+    console.log(`FAILED ${e.id}`);
+    failed.push(failureLine(c, model, fix));
+  }
+  // One line per model that does not work, each saying what failed and what to do.
+  if (failed.length) throw new UserError(failed.join('\nerror: '), 'load-check-failed');
+}
+
 runCli(async () => {
   const { values, positionals } = parseCli(
     process.argv.slice(2),
-    { json: { type: 'boolean', default: false }, dir: { type: 'string' }, catalog: { type: 'string' } },
+    { json: { type: 'boolean', default: false }, load: { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, dir: { type: 'string' }, catalog: { type: 'string' } },
     USAGE,
+    HELP,
   );
   const [command, ...ids] = positionals;
   const dir = path.resolve(values.dir ?? defaultUserModelsDir());
@@ -96,30 +151,38 @@ runCli(async () => {
       return;
     }
     case 'fetch': {
-      if (ids.length === 0) throw new UserError(`fetch needs at least one model id. Usage: ${USAGE}`, 'usage');
-      const entries = ids.map(find);
+      const entries = ids.length ? ids.map(find) : await planForThisMachine(catalog, dir);
+      if (entries.length === 0) {
+        console.log(`Every kind of model is already installed (${dir}): nothing to fetch.`);
+        return;
+      }
       const controller = new AbortController();
       process.once('SIGINT', () => controller.abort());
       const onProgress = progressPrinter();
       for (const e of entries) {
         const r = await fetchModel(e, { root: dir, signal: controller.signal, onProgress });
-        console.log(`${e.id}: installed and verified in ${r.dir}${r.downloaded.length ? '' : ' (already there)'}`);
+        console.log(`${e.id}: downloaded and verified in ${r.dir}${r.downloaded.length ? '' : ' (already there)'}`);
       }
+      // Right size and hash is not yet "works": each model is run once before it is called ready.
+      await loadCheck(entries, dir);
       return;
     }
     case 'verify': {
       const entries = ids.length ? ids.map(find) : catalog.filter((e) => !e.local);
       let bad = 0;
       let checked = 0;
+      const verified: ModelEntry[] = [];
       for (const e of entries) {
         if (!ids.length && !(await installed(e, dir))) continue;
         checked++;
         const r = await verifyModel(e, dir);
         console.log(`${r.ok ? 'ok     ' : 'FAILED '} ${e.id}${r.ok ? '' : `: ${r.problems.join('; ')}`}`);
-        if (!r.ok) bad++;
+        if (r.ok) verified.push(e);
+        else bad++;
       }
       if (checked === 0) console.log(`No catalog model is installed in ${dir}.`);
       if (bad) throw new UserError(`${bad} model(s) failed verification; fetch them again with \`npm run models -- fetch ID\`.`, 'verify-failed');
+      if (values.load) await loadCheck(verified, dir);
       return;
     }
     case 'recommend': {
@@ -128,6 +191,13 @@ runCli(async () => {
       const rec = recommendLlm(hw, catalog === ALL_MODELS ? DEFAULT_CATALOG : catalog);
       if (values.json) console.log(JSON.stringify({ hardware: hw, recommendation: rec }, null, 2));
       else console.log(`${rec.id}: ${rec.reason}`);
+      return;
+    }
+    case 'lock': {
+      const controller = new AbortController();
+      process.once('SIGINT', () => controller.abort());
+      const run = { catalog, entries: ids.length ? ids.map(find) : undefined, catalogFile: values.catalog, write: values.write, log: (l: string) => console.log(l) };
+      await lockCatalog(run, { signal: controller.signal, onProgress: progressPrinter() });
       return;
     }
     default:

@@ -21,6 +21,22 @@ import { parseCli, parsePttSchedule, runCli } from './args';
 const USAGE =
   'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--echo GAIN:DELAY_MS] [--fast] [--quiet]';
 
+const HELP = `Runs the voice pipeline headless: a WAV file plays the microphone, every turn is printed.
+
+Usage: ${USAGE}
+
+  --input IN.wav         the microphone: any PCM WAV (8-48 kHz, mono or stereo), streamed in real time
+  --output OUT.wav       the assistant's voice on the input's timeline
+  --report REPORT.json   every turn's text, timings, latencies, models and settings
+  --models DIR           where to find models (default: the user's models folder, then the bundled ones)
+  --settings FILE        settings JSON merged over the defaults, e.g. {"endpointing": {"silenceMs": 300}}
+  --ptt START-END,...    hold the push-to-talk key over these spans (seconds); implies push-to-talk mode
+  --echo GAIN:DELAY_MS   mix the assistant's voice back into the input, as laptop speakers would
+  --fast                 skip idle waiting (engine work still runs at wall speed)
+  --quiet                print nothing but errors
+  -h, --help             this help
+
+No models yet? \`npm run models -- fetch\` downloads the set this machine needs.`;
 
 const sec = (t: number) => `${(t / 1000).toFixed(2)} s`;
 
@@ -33,7 +49,8 @@ export function formatTurn(r: TurnReport): string {
   const l = r.latency;
   return [
     `turn ${r.index}  (${(t.speechStartMs / 1000).toFixed(2)}-${(t.speechEndMs / 1000).toFixed(2)} s, ended by ${r.endReason}` +
-      `${r.mergedContinuation ? ', merged continuation' : ''}${r.holdingPhrase ? ', holding phrase' : ''})`,
+      `${r.mergedContinuation ? ', merged continuation' : ''}${r.holdingPhrase ? ', holding phrase' : ''}` +
+      `${r.inputGainDb >= 1 ? `, input raised ${Math.round(r.inputGainDb)} dB` : ''})`,
     `  user:      ${r.userText}`,
     `  assistant: ${r.assistantText}${r.interrupted ? `\n  heard:     ${r.heardText} [interrupted]` : ''}`,
     ...(r.bargeIn ? [`  barge-in:  detected ${sec(r.bargeIn.detectedMs)}, playback stopped ${sec(r.bargeIn.playbackStoppedMs)}`] : []),
@@ -57,6 +74,7 @@ async function main(): Promise<void> {
       echo: { type: 'string' },
     },
     USAGE,
+    HELP,
   );
   if (!values.input) throw new UserError(`--input is required. Usage: ${USAGE}`, 'usage');
 

@@ -5,6 +5,7 @@ import { LlamaEngine, type LlmInfo } from '../engines/llm';
 import { loadRecognizer } from '../engines/stt';
 import { SherpaTts } from '../engines/tts';
 import { SileroVad } from '../engines/vad';
+import { isUserError, UserError } from '../errors';
 import type { Settings } from '../settings/schema';
 import type { PipelineEngines } from './voice-pipeline';
 
@@ -28,6 +29,33 @@ function describe(r: ResolvedModel, info: object & { loadMs: number }): ModelRep
 }
 
 /**
+ * All four models, or one error: a damaged or unknown model first (in kind order), else every kind
+ * that is missing at once, with the one command that fetches them all (not one kind per attempt).
+ */
+type Four = [ResolvedModel, ResolvedModel, ResolvedModel, ResolvedModel];
+
+async function resolveAll(picks: Promise<ResolvedModel>[], roots: string[]): Promise<Four> {
+  const results = await Promise.allSettled(picks);
+  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  const missing = errors.filter((e) => isUserError(e) && e.code === 'model-none-installed');
+  const other = errors.find((e) => !missing.includes(e));
+  if (other) throw other;
+  if (missing.length === 1) throw missing[0];
+  if (missing.length > 1) {
+    const kinds = results.flatMap((r, i) => (r.status === 'rejected' ? [KIND_NAMES[i]!] : []));
+    const looked = roots.length ? `looked in ${roots.join(', ')}` : 'no models folder was given';
+    throw new UserError(
+      `No ${kinds.join(', ')} model is installed (${looked}). Fetch the set this machine needs with \`npm run models -- fetch\` ` +
+        '(it shows what and how big first), or point to a models folder with --models DIR.',
+      'model-none-installed',
+    );
+  }
+  return results.map((r) => (r as PromiseFulfilledResult<ResolvedModel>).value) as Four;
+}
+
+const KIND_NAMES = ['voice activity (vad)', 'speech recognition (stt)', 'language (llm)', 'voice (tts)'];
+
+/**
  * Finds and loads the four engines. Models are resolved first (a missing one fails fast, before
  * anything heavy loads), then loaded; the LLM warms up its system prompt during the load.
  */
@@ -38,12 +66,10 @@ export async function loadEngines(
   catalog: readonly ModelEntry[] = ALL_MODELS,
 ): Promise<LoadedEngines> {
   const s = settings();
-  const [vadModel, sttModel, llmModel, ttsModel] = await Promise.all([
-    pickModel('vad', roots, s.models.vad ?? undefined, catalog),
-    pickModel('stt', roots, s.models.stt ?? undefined, catalog),
-    pickModel('llm', roots, s.models.llm ?? undefined, catalog),
-    pickModel('tts', roots, s.models.tts ?? undefined, catalog),
-  ]);
+  const [vadModel, sttModel, llmModel, ttsModel] = await resolveAll(
+    (['vad', 'stt', 'llm', 'tts'] as const).map((kind) => pickModel(kind, roots, s.models[kind] ?? undefined, catalog)),
+    roots,
+  );
 
   onProgress('vad', 'loading');
   const vad = await SileroVad.load(vadModel, s.endpointing.vadThreshold);
@@ -66,7 +92,7 @@ export async function loadEngines(
   onProgress('llm', 'ready', models.llm);
 
   return { vad, stt, llm, tts, models, dispose: async () => {
-      await Promise.all([llm.dispose(), vad.dispose()]);
+      await Promise.all([llm.dispose(), vad.dispose(), stt.dispose()]);
     },
   };
 }

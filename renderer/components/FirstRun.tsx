@@ -3,14 +3,17 @@
  * model suits this machine and why, and a progress bar per file while it downloads.
  */
 import { api } from '../api/current';
-import type { FileProgress } from '../../electron/ipc-contract';
+import type { FileProgress, ModelCheckStatus } from '../../electron/ipc-contract';
 import { formatBytes, formatSeconds } from '../../native-models/progress-bar';
 import { KIND_LABELS } from '../model/labels';
 import { useUi } from '../store';
 
 
 /** One model's line under its progress bar. */
-function downloadState(files: FileProgress[], received: number, busy: boolean): string {
+function downloadState(files: FileProgress[], received: number, busy: boolean, check: ModelCheckStatus | undefined): string {
+  if (check?.state === 'checking') return 'verified · trying it once…';
+  if (check?.state === 'ok') return `works · ${check.detail ?? ''}`;
+  if (check?.state === 'failed') return 'does not work';
   const active = files.find((f) => f.phase !== 'done');
   if (files.length > 0 && !active) return 'verified';
   if (!active) return busy ? 'queued' : '';
@@ -42,8 +45,9 @@ export function FirstRun() {
           const received = files.reduce((a, f) => a + f.receivedBytes, 0);
           const done = files.length > 0 && files.every((f) => f.phase === 'done');
           const total = m.bytes ?? files.reduce((a, f) => a + (f.totalBytes ?? 0), 0);
+          const check = setup.checks[m.id];
           return (
-            <li key={m.id} data-testid="download-item">
+            <li key={m.id} data-testid="download-item" data-check={check?.state ?? 'none'}>
               <div className="download-head">
                 <span className="model-kind">{KIND_LABELS[m.kind]}</span>
                 <span className="model-name">{m.name}</span>
@@ -52,8 +56,13 @@ export function FirstRun() {
               <progress max={total || 1} value={done ? total || 1 : Math.min(received, total || 1)} aria-label={`Download of ${m.name}`} />
               <div className="download-meta">
                 <span>{m.licence}</span>
-                <span data-testid="download-state">{downloadState(files, received, busy)}</span>
+                <span data-testid="download-state">{downloadState(files, received, busy, check)}</span>
               </div>
+              {check?.state === 'failed' && (
+                <div className="notice notice-error" data-testid="check-error">
+                  {check.detail}
+                </div>
+              )}
             </li>
           );
         })}
