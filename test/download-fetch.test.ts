@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AssistantController } from '../electron/app/controller';
 import { fetchModel, type FetchFunction } from '../native-models/downloader';
 import { tempDir } from './helpers';
-import { startModelServer, type ModelServer } from './model-server';
+import { modelServerForSuite } from './model-server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,30 +26,24 @@ function recordingFetch(): { fetch: FetchFunction; urls: string[] } {
 }
 
 describe('downloads use the injected fetch', () => {
-  let server: ModelServer;
-  before(async () => {
-    server = await startModelServer();
-  });
-  after(async () => {
-    await server?.close();
-  });
+  const server = modelServerForSuite();
 
   it('fetchModel sends every request through it', async () => {
-    const entry = server.catalog.find((e) => e.id === 'test-stt-espeak-ctc-streaming')!;
+    const entry = server().catalog.find((e) => e.id === 'test-stt-espeak-ctc-streaming')!;
     const { fetch: injected, urls } = recordingFetch();
-    const served = server.requests.length;
+    const served = server().requests.length;
     const r = await fetchModel(entry, { root: tempDir('lva-fetch-'), fetch: injected });
     assert.deepEqual(r.downloaded.sort(), entry.files.map((f) => f.name).sort());
     assert.deepEqual(urls.sort(), entry.files.map((f) => f.url!).sort());
-    assert.equal(server.requests.length - served, urls.length, 'no request went around it');
+    assert.equal(server().requests.length - served, urls.length, 'no request went around it');
   });
 
   it('a failing fetch fails the download with its own error', async () => {
-    const entry = server.catalog.find((e) => e.id === 'test-vad-silero')!;
+    const entry = server().catalog.find((e) => e.id === 'test-vad-silero')!;
     const refused: FetchFunction = () => Promise.reject(new Error('proxy refused the connection'));
-    const served = server.requests.length;
+    const served = server().requests.length;
     await assert.rejects(fetchModel(entry, { root: tempDir('lva-fetch-'), fetch: refused, attempts: 1 }), /proxy refused the connection/);
-    assert.equal(server.requests.length, served, 'Node fetch was not used instead');
+    assert.equal(server().requests.length, served, 'Node fetch was not used instead');
   });
 
   it("the controller's first-run download goes through ControllerOptions.fetch", async () => {
@@ -61,7 +55,7 @@ describe('downloads use the injected fetch', () => {
       modelRoots: () => [models],
       audioSink: () => null,
       downloadRoot: models,
-      catalog: server.catalog,
+      catalog: server().catalog,
       fetch: injected,
     });
     try {
@@ -69,14 +63,14 @@ describe('downloads use the injected fetch', () => {
       const status = () => controller.snapshot().status;
       assert.equal(status().phase, 'setup');
       const planned = status().setup!.models.map((m) => m.id);
-      const served = server.requests.length;
+      const served = server().requests.length;
       controller.command({ type: 'download-models' });
       for (const end = Date.now() + 60_000; status().phase !== 'ready'; await sleep(25)) {
         assert.ok(Date.now() < end, `timed out, phase ${status().phase}: ${status().setup?.error ?? status().error}`);
       }
-      const expected = server.catalog.filter((e) => planned.includes(e.id)).flatMap((e) => e.files.map((f) => f.url!));
+      const expected = server().catalog.filter((e) => planned.includes(e.id)).flatMap((e) => e.files.map((f) => f.url!));
       assert.deepEqual(urls.sort(), expected.sort());
-      assert.equal(server.requests.length - served, urls.length, 'no request went around it');
+      assert.equal(server().requests.length - served, urls.length, 'no request went around it');
     } finally {
       await controller.dispose();
     }

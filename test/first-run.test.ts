@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AssistantController } from '../electron/app/controller';
 import type { AppEvent, AppStatus } from '../electron/ipc-contract';
 import { verifyModel } from '../native-models/downloader';
 import { browserMissing, launchBrowser, startBridge } from './browser-harness';
 import type { ModelEntry } from '../native-models/types';
 import { MODELS, SPEECH, tempDir } from './helpers';
-import { startModelServer, type ModelServer } from './model-server';
+import { modelServerForSuite } from './model-server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -32,13 +32,7 @@ function lastSetup(events: AppEvent[]) {
 }
 
 describe('first run: download the models, then talk', () => {
-  let server: ModelServer;
-  before(async () => {
-    server = await startModelServer();
-  });
-  after(async () => {
-    await server?.close();
-  });
+  const server = modelServerForSuite();
 
   it('the controller offers the plan, downloads and verifies it, then loads the models', async () => {
     const dir = tempDir('lva-first-');
@@ -49,7 +43,7 @@ describe('first run: download the models, then talk', () => {
       modelRoots: () => [models],
       audioSink: () => null,
       downloadRoot: models,
-      catalog: server.catalog,
+      catalog: server().catalog,
     });
     controller.on((e) => events.push(e));
     try {
@@ -68,7 +62,7 @@ describe('first run: download the models, then talk', () => {
       controller.command({ type: 'download-models' });
       await until('the models to load', () => status().phase === 'ready');
       for (const m of setup.models) {
-        const entry = server.catalog.find((e) => e.id === m.id)!;
+        const entry = server().catalog.find((e) => e.id === m.id)!;
         assert.deepEqual(await verifyModel(entry, models), { id: m.id, ok: true, problems: [] }, 'installed and verified');
       }
       const progress = events.flatMap((e) => (e.type === 'download' ? [e.progress] : []));
@@ -88,7 +82,7 @@ describe('first run: download the models, then talk', () => {
 
   /** Only the voice is missing: the rest are the shared test models. */
   function voiceOnlyController(dir: string, voices: ModelEntry[]) {
-    const catalog = [...server.catalog.filter((e) => e.kind !== 'tts'), ...voices];
+    const catalog = [...server().catalog.filter((e) => e.kind !== 'tts'), ...voices];
     const models = path.join(dir, 'models');
     // The shared vad, stt and llm folders, without the shared voices (they would count as installed).
     const others = path.join(dir, 'others');
@@ -108,8 +102,8 @@ describe('first run: download the models, then talk', () => {
 
   /** A "voice" whose model file is really the VAD's onnx: right size and hash, but no voice. */
   function brokenVoice(): ModelEntry {
-    const vad = server.catalog.find((e) => e.id === 'test-vad-silero')!.files[0]!;
-    const tokens = server.catalog.find((e) => e.id === 'test-tts-formant')!.files.find((f) => f.name === 'tokens.txt')!;
+    const vad = server().catalog.find((e) => e.id === 'test-vad-silero')!.files[0]!;
+    const tokens = server().catalog.find((e) => e.id === 'test-tts-formant')!.files.find((f) => f.name === 'tokens.txt')!;
     return {
       id: 'broken-voice',
       kind: 'tts',
@@ -123,9 +117,9 @@ describe('first run: download the models, then talk', () => {
 
   it('a voice whose published file changed, then one that does not load, are replaced by the next voice', async () => {
     const dir = tempDir('lva-first-alt-');
-    const formant = server.catalog.find((e) => e.id === 'test-tts-formant')!;
+    const formant = server().catalog.find((e) => e.id === 'test-tts-formant')!;
     const changed: ModelEntry = { ...formant, files: formant.files.map((f) => (f.name === 'formant-piper.onnx' ? { ...f, sha256: '0'.repeat(64) } : f)) };
-    const echo = server.catalog.find((e) => e.id === 'test-tts-echo')!;
+    const echo = server().catalog.find((e) => e.id === 'test-tts-echo')!;
     const { controller, models } = voiceOnlyController(dir, [changed, brokenVoice(), echo]);
     const events: AppEvent[] = [];
     controller.on((e) => events.push(e));
@@ -172,7 +166,7 @@ describe('first run: download the models, then talk', () => {
     if (missing) throw new Error(missing);
     const dir = tempDir('lva-first-ui-');
     const catalogFile = path.join(dir, 'catalog.json');
-    await writeFile(catalogFile, JSON.stringify(server.catalog));
+    await writeFile(catalogFile, JSON.stringify(server().catalog));
     const models = path.join(dir, 'models');
     const bridge = await startBridge({ extraArgs: ['--catalog', catalogFile], models });
     const browser = await launchBrowser(path.join(SPEECH, 'silence.wav'));

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { TEST_CATALOG } from '../native-models/catalog';
-import { startModelServer, type ModelServer } from './model-server';
+import { modelServerForSuite } from './model-server';
 import { MODELS, runCli, tempDir } from './helpers';
 
 describe('models verify --load and fetch run each model once', () => {
@@ -57,18 +57,12 @@ describe('models verify --load and fetch run each model once', () => {
   });
 
   describe('fetch with no ids', () => {
-    let server: ModelServer;
-    before(async () => {
-      server = await startModelServer();
-    });
-    after(async () => {
-      await server?.close();
-    });
+    const server = modelServerForSuite();
 
     it('shows the set this machine needs, fetches it and runs each model; a second run has nothing to do', async () => {
       const dir = tempDir('lva-fetch-all-');
       const catalog = path.join(dir, 'catalog.json');
-      writeFileSync(catalog, JSON.stringify(server.catalog));
+      writeFileSync(catalog, JSON.stringify(server().catalog));
       const models = path.join(dir, 'models');
       const r = await runCli('electron/cli/models.ts', ['fetch', '--dir', models, '--catalog', catalog], 300_000);
       assert.equal(r.code, 0, r.stdout + r.stderr);

@@ -6,6 +6,7 @@ import { createReadStream, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { TEST_CATALOG } from '../native-models/catalog';
 import type { ModelEntry } from '../native-models/types';
 import { MODELS_DIR } from './engine-fixtures';
@@ -51,5 +52,20 @@ export async function startModelServer(extra: Record<string, string> = {}): Prom
         server.closeAllConnections();
         server.close(() => r());
       }),
+  };
+}
+
+/** A model server for the enclosing suite: started before its tests, closed after them. */
+export function modelServerForSuite(): () => ModelServer {
+  let server: ModelServer | undefined;
+  before(async () => {
+    server = await startModelServer();
+  });
+  after(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (!server) throw new Error('the model server is not started yet (use it inside a test)');
+    return server;
   };
 }
