@@ -44,11 +44,15 @@ async function boot(): Promise<void> {
   setApi(a);
   // VAD windows arrive ~31 times a second: batched into the store ten times a second.
   let trace: VadPoint[] = [];
+  let gainDb = 0;
   a.onEvent((e) => {
-    if (e.type === 'pipeline' && e.event.type === 'vad') trace.push({ t: e.event.t, p: e.event.probability });
-    else useUi.getState().apply(e);
+    if (e.type === 'pipeline' && e.event.type === 'vad') {
+      trace.push({ t: e.event.t, p: e.event.probability });
+      gainDb = e.event.gainDb;
+    } else useUi.getState().apply(e);
   });
   setInterval(() => {
+    if (gainDb !== useUi.getState().inputGainDb) useUi.setState({ inputGainDb: gainDb });
     if (trace.length === 0) return;
     useUi.getState().addTrace(trace);
     trace = [];

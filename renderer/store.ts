@@ -52,6 +52,8 @@ export interface UiState {
   trace: VadPoint[];
   notices: Notice[];
   micLevel: number;
+  /** The pipeline's input gain (dB): how much a quiet microphone is being raised. */
+  inputGainDb: number;
   /** First-run download progress by "model/file". */
   downloads: Record<string, FileProgress>;
   /** The browser is holding audio until the user clicks (autoplay policy). */
@@ -92,6 +94,7 @@ export const useUi = create<UiState>()((set, get) => ({
   trace: [],
   notices: [],
   micLevel: 0,
+  inputGainDb: 0,
   downloads: {},
   audioBlocked: false,
   audioError: null,

@@ -5,6 +5,7 @@ import type { TurnReport } from '../electron/pipeline/report';
 import { latencyOf } from '../electron/pipeline/report';
 import { replayEndpointing, type VadPoint } from '../renderer/model/endpoint-replay';
 import { percentile } from '../electron/pipeline/stats';
+import { inputGainLabel } from '../renderer/model/labels';
 import { summarize, waterfall } from '../renderer/model/latency';
 import { patchAt, valueAt } from '../renderer/model/settings-patch';
 import { DEFAULT_SETTINGS } from '../electron/settings/schema';
@@ -56,7 +57,7 @@ function report(t: Partial<TurnReport['timings']>): TurnReport {
   const timings = { speechStartMs: 0, speechEndMs: 1000, endOfTurnMs: 1600, sttFinalMs: 1610, llmFirstTokenMs: 1650, firstClauseMs: 1700, firstAudioMs: 1730, lastAudioMs: 3000, ...t };
   return {
     index: 0, userText: 'hi', assistantText: 'hello', heardText: 'hello', interrupted: false, endReason: 'silence', bargeIn: null,
-    holdingPhrase: false, mergedContinuation: false, timings, latency: latencyOf(timings),
+    holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, timings, latency: latencyOf(timings),
     engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 },
   };
 }
@@ -92,5 +93,14 @@ describe('latency model', () => {
     assert.deepEqual(patchAt('mode', 'push-to-talk'), { mode: 'push-to-talk' });
     assert.equal(valueAt(DEFAULT_SETTINGS, 'endpointing.silenceMs'), 600);
     assert.equal(valueAt(DEFAULT_SETTINGS, 'nope.x'), undefined);
+  });
+});
+
+describe('input gain label', () => {
+  it('shows how much a quiet microphone is raised, and nothing when it is not', () => {
+    assert.equal(inputGainLabel(18.4), '+18 dB');
+    assert.equal(inputGainLabel(0.9), '+1 dB');
+    assert.equal(inputGainLabel(0.4), null);
+    assert.equal(inputGainLabel(0), null);
   });
 });

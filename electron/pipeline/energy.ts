@@ -3,13 +3,23 @@
  * VAD's decisions do: Silero's decision lags the audio by 100-200 ms (it needs context), so the VAD
  * says *that* speech ended, and the energy envelope says *when*.
  */
+import { SpeechLevel } from './speech-level';
+
 export const SUBFRAME = 128; // 8 ms at 16 kHz
 const FLOOR_DB = -100;
+/**
+ * Speech continues while the envelope is within this much of the speaker's own level (the loud part
+ * of their voice), so a quiet speaker's last syllable counts as much as a loud one's. Before any
+ * speech is heard the level is taken as ASSUMED_SPEECH_DB, which puts the bar at -58 dBFS.
+ */
+const BELOW_SPEECH_DB = 36;
+const ASSUMED_SPEECH_DB = -22;
 
 export class EnergyTracker {
   private readonly db: Float32Array;
   private count = 0; // sub-frames seen in total
   private noiseFloor = -70;
+  private readonly speech = new SpeechLevel();
 
   constructor(
     private readonly sampleRate = 16000,
@@ -32,12 +42,13 @@ export class EnergyTracker {
       this.count++;
       // The floor follows non-speech quickly downwards and slowly upwards.
       if (!speech) this.noiseFloor += (d - this.noiseFloor) * (d < this.noiseFloor ? 0.3 : 0.02);
+      else if (d > this.noiseFloor + 12) this.speech.push(d);
     }
   }
 
-  /** Level a sub-frame must exceed to count as part of speech. */
+  /** Level a sub-frame must exceed to count as part of speech: clear of the noise, near the voice. */
   threshold(): number {
-    return Math.max(this.noiseFloor + 12, -58);
+    return Math.max(this.noiseFloor + 12, (this.speech.value ?? ASSUMED_SPEECH_DB) - BELOW_SPEECH_DB);
   }
 
   private dbAt(index: number): number | undefined {

@@ -7,8 +7,8 @@ export type AssistantState = 'listening' | 'hearing' | 'thinking' | 'speaking';
 /** Everything the pipeline tells the outside world, each stamped with pipeline time `t`. */
 export type PipelineEvent =
   | { type: 'state'; t: number; state: AssistantState }
-  /** Every 32 ms window: Silero's speech probability and the decision (t is input time). */
-  | { type: 'vad'; t: number; probability: number; speech: boolean; threshold: number }
+  /** Every 32 ms window: Silero's speech probability and the decision (t is input time), and the input gain applied (dB). */
+  | { type: 'vad'; t: number; probability: number; speech: boolean; threshold: number; gainDb: number }
   | { type: 'speech-start'; t: number; startMs: number }
   | { type: 'speech-end'; t: number; speechEndMs: number }
   /** The user's turn `turn` was ended (t is when it was decided). */

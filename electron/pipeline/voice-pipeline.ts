@@ -4,6 +4,9 @@ import { VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad';
 import type { LanguageModel } from '../engines/llm';
 import type { SpeechSynthesizer } from '../engines/tts';
 import type { Settings } from '../settings/schema';
+import { AudioRing } from './audio-ring';
+import type { ReportedTurn } from './report';
+import { AutoGain } from './auto-gain';
 import { BargeInPolicy, type AssistantPhase, type BargeInDecision } from './barge-in';
 import type { Clock } from './clock';
 import { EchoCanceller } from './echo-canceller';
@@ -11,8 +14,9 @@ import { EnergyTracker } from './energy';
 import { HoldingPhrases } from './holding-phrase';
 import { EventHub, type AssistantState } from './events';
 import type { AudioOutput } from './output';
+import { PostRoll } from './post-roll';
 import { Reply } from './reply';
-import { latencyOf, round, type TurnReport } from './report';
+import { round, turnReport, type TurnReport } from './report';
 import { Segmenter, type EndReason, type SegmenterEvent } from './segmenter';
 
 export interface PipelineEngines {
@@ -22,18 +26,10 @@ export interface PipelineEngines {
   tts: SpeechSynthesizer;
 }
 
-interface PendingTurn {
+interface PendingTurn extends ReportedTurn {
   index: number;
-  speechStartMs: number;
-  speechEndMs: number;
-  endOfTurnMs: number;
-  endReason: EndReason;
-  reply: Reply;
   /** Nothing more will be produced; history has been updated. */
   settled: boolean;
-  bargeIn: { detectedMs: number; playbackStoppedMs: number } | null;
-  holdingPhrase: boolean;
-  mergedContinuation: boolean;
 }
 
 /** A turn whose answer was dropped because the user went on talking: the next turn continues it. */
@@ -49,26 +45,6 @@ const RETIE_AFTER_MS = 250;
 /** Audio kept for prefix padding and boundary look-back. */
 const RING_MS = 1500;
 
-/** A ring of the most recent input samples, addressed by absolute sample index. */
-class AudioRing {
-  private readonly buf: Float32Array;
-  private written = 0;
-  constructor(size: number) {
-    this.buf = new Float32Array(size);
-  }
-  push(x: Float32Array): void {
-    for (let i = 0; i < x.length; i++) this.buf[(this.written + i) % this.buf.length] = x[i]!;
-    this.written += x.length;
-  }
-  /** Samples [from, written), clamped to what is still held. */
-  since(from: number): Float32Array {
-    const start = Math.max(from, this.written - this.buf.length, 0);
-    const out = new Float32Array(this.written - start);
-    for (let i = 0; i < out.length; i++) out[i] = this.buf[(start + i) % this.buf.length]!;
-    return out;
-  }
-}
-
 /**
  * The voice pipeline the app runs: microphone audio in, spoken answers out. It imports nothing
  * from Electron; the app, `talk`, tests and benchmarks all drive this same class.
@@ -79,6 +55,8 @@ export class VoicePipeline {
   private readonly segmenter: Segmenter;
   private readonly bargeIn: BargeInPolicy;
   private readonly echo = new EchoCanceller({ sampleRate: VAD_SAMPLE_RATE, maxDelayMs: 250, analysisMs: 512 });
+  private readonly inputGain = new AutoGain();
+  private readonly postRoll = new PostRoll();
   private readonly holding: HoldingPhrases;
   /** The assistant's phase when the current speech candidate began: it sets how much speech counts. */
   private candidatePhase: AssistantPhase = 'idle';
@@ -201,16 +179,23 @@ export class VoicePipeline {
     }
     this.inputToClockMs ??= Math.round((this.clock.now() - (this.audioMs + VAD_WINDOW_MS)) * (VAD_SAMPLE_RATE / 1000)) / (VAD_SAMPLE_RATE / 1000);
     const heardFrom = this.audioMs + this.inputToClockMs;
-    // The assistant's own voice, as the speaker played it over this window, is taken out first.
-    const window = this.echo.process(input, this.output.audible(heardFrom, input.length));
+    // The assistant's own voice, as the speaker played it over this window, is taken out first: the
+    // canceller fits the echo path on the raw input. Then a quiet microphone is raised to speech level
+    // for everything that listens (VAD, energy envelope, recognizer); it does not learn the level of
+    // the assistant's own voice. The ring keeps the input before the gain, so a recognizer's lead-in
+    // can be given at the gain the voice is being brought to once speech is found.
+    const reference = this.output.audible(heardFrom, input.length);
+    const echoFree = this.echo.process(input, reference);
+    const window = this.inputGain.process(echoFree, reference !== null);
     if (cfg.endpointing.vadThreshold !== vad.info.threshold) vad.setThreshold(cfg.endpointing.vadThreshold);
     const { speech, probability } = await vad.accept(window);
     const now = this.clock.now();
     this.energy.push(window, speech);
-    this.ring.push(window);
+    this.ring.push(echoFree);
     this.samples += window.length;
     const atMs = this.audioMs;
-    this.events.emit({ type: 'vad', t: this.clockOf(atMs), probability, speech, threshold: cfg.endpointing.vadThreshold });
+    this.postRoll.feed(window, atMs);
+    this.events.emit({ type: 'vad', t: this.clockOf(atMs), probability, speech, threshold: cfg.endpointing.vadThreshold, gainDb: round(this.inputGain.gainDb) });
     const phase = this.phase(now);
     this.apply(this.bargeIn.tick(now));
     if (cfg.mode === 'push-to-talk') {
@@ -319,7 +304,7 @@ export class VoicePipeline {
     const from = onsetMs - padding;
     const clean = Math.max(from, Math.min(onsetMs, this.lastSpeechEndMs + 50));
     if (clean > from) session.accept(new Float32Array(toSample(clean - from)));
-    session.accept(this.ring.since(toSample(clean)));
+    session.accept(this.inputGain.atSpeechGain(this.ring.since(toSample(clean))));
     return session;
   }
 
@@ -382,7 +367,7 @@ export class VoicePipeline {
   private endTurn(e: Extract<SegmenterEvent, { type: 'end-of-turn' }>): void {
     // Stamped before the reply starts: a streaming recognizer's finish() does part of its work at once.
     const endOfTurnMs = this.clock.now();
-    const stt = this.stt;
+    const stt = this.stt && this.postRoll.hold(this.stt, e.speechEndMs, this.audioMs);
     this.stt = null;
     if (!stt) return;
     const carried = this.carried;
@@ -416,6 +401,7 @@ export class VoicePipeline {
       bargeIn: null,
       holdingPhrase: false,
       mergedContinuation: carried !== null,
+      inputGainDb: round(this.inputGain.gainDb),
     };
     this.llmChain = reply.done.then(() => {
       turn.settled = true;
@@ -454,40 +440,7 @@ export class VoicePipeline {
   }
 
   private report(p: PendingTurn): void {
-    const o = p.reply.outcome;
-    // When the audio actually played, pauses included (the estimates made when it was queued do not know of them).
-    const span = p.reply.audioSpan;
-    const firstAudioMs = (span && this.output.timeOf(span.from)) ?? o.firstAudioMs;
-    const lastAudioMs = p.bargeIn ? p.bargeIn.playbackStoppedMs : ((span && this.output.timeOf(span.to, true)) ?? o.lastAudioMs);
-    const timings = {
-      speechStartMs: round(p.speechStartMs),
-      speechEndMs: round(p.speechEndMs),
-      endOfTurnMs: round(p.endOfTurnMs),
-      sttFinalMs: round(o.sttFinalMs),
-      llmFirstTokenMs: o.llmFirstTokenMs === null ? null : round(o.llmFirstTokenMs),
-      firstClauseMs: o.firstClauseMs === null ? null : round(o.firstClauseMs),
-      firstAudioMs: firstAudioMs === null ? null : round(firstAudioMs),
-      lastAudioMs: lastAudioMs === null ? null : round(lastAudioMs),
-    };
-    const report: TurnReport = {
-      index: this.reports.length,
-      userText: o.userText,
-      assistantText: o.assistantText.trim(),
-      heardText: o.heardText,
-      interrupted: o.interrupted,
-      endReason: p.endReason,
-      bargeIn: p.bargeIn,
-      holdingPhrase: p.holdingPhrase,
-      mergedContinuation: p.mergedContinuation,
-      timings,
-      latency: latencyOf(timings),
-      engine: {
-        sttFinalDecodeMs: round(o.sttDecodeMs),
-        llmUntilFirstClauseMs: o.llmUntilFirstClauseMs === null ? null : round(o.llmUntilFirstClauseMs),
-        ttsFirstClauseMs: o.ttsFirstClauseMs === null ? null : round(o.ttsFirstClauseMs),
-      },
-      ...(o.error ? { error: o.error } : {}),
-    };
+    const report = turnReport(this.reports.length, p, this.output);
     this.reports.push(report);
     this.events.emit({ type: 'turn', t: this.clock.now(), turn: p.index, report });
   }
@@ -500,6 +453,8 @@ export class VoicePipeline {
       this.stt?.abort();
       this.stt = null;
     }
+    // Now means now: recognizers still waiting for their post-roll finish with what they heard.
+    this.postRoll.release();
   }
 
   /**

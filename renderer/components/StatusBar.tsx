@@ -1,7 +1,7 @@
 /** The header: what the assistant is doing now, the microphone level, and where the LLM runs. */
 import type { AppStatus } from '../../electron/ipc-contract';
 import type { AssistantState } from '../../electron/pipeline/events';
-import { backendLabel } from '../model/labels';
+import { backendLabel, inputGainLabel } from '../model/labels';
 import { useUi, type UiState } from '../store';
 
 const LABELS = {
@@ -25,6 +25,7 @@ export function StatusBar() {
   const status = useUi((s) => s.status);
   const listening = status?.listening ?? true;
   const level = useUi((s) => s.micLevel);
+  const gain = inputGainLabel(useUi((s) => s.inputGainDb));
   const connection = useUi((s) => s.connection);
   const ready = status?.phase === 'ready' && connection === 'connected';
   const label = stateLabel(connection, status, state);
@@ -42,6 +43,11 @@ export function StatusBar() {
       <div className="meter" role="meter" aria-label="Microphone level" aria-valuemin={-60} aria-valuemax={0} aria-valuenow={Math.round(db)}>
         <span style={{ transform: `scaleX(${listening ? fill : 0})` }} />
       </div>
+      {listening && gain && (
+        <span className="meter-gain" data-testid="input-gain" title="A quiet microphone: the assistant raises its level by this much before listening">
+          {gain}
+        </span>
+      )}
       {status?.llm && (
         <span className="backend" title={status.llm.gpuDevices.join(', ')}>
           LLM on {backendLabel(status.llm.backend)}

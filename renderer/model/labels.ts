@@ -6,3 +6,9 @@ export const KIND_LABELS: Record<ModelKind, string> = { vad: 'Voice activity', s
 export function backendLabel(backend: string): string {
   return backend === 'cpu' ? 'CPU' : backend.toUpperCase();
 }
+
+/** The input gain shown beside the microphone meter ("+18 dB"); null when nothing is raised. */
+export function inputGainLabel(gainDb: number): string | null {
+  const db = Math.round(gainDb);
+  return db >= 1 ? `+${db} dB` : null;
+}
