@@ -33,6 +33,13 @@ export function totalBytes(models: readonly PlannedModel[]): number | null {
   return models.every((m) => m.bytes !== null) ? models.reduce((a, m) => a + m.bytes!, 0) : null;
 }
 
+/** Download failures that say the published model is not the catalog's (changed or gone): another model of the kind may do. */
+const REPLACEABLE_DOWNLOAD_ERRORS = new Set(['download-checksum-mismatch', 'download-size-mismatch', 'archive-mismatch', 'download-http-error']);
+
+export function isReplaceableDownloadError(code: string): boolean {
+  return REPLACEABLE_DOWNLOAD_ERRORS.has(code);
+}
+
 /**
  * Another model of the same kind to download when one cannot be used (its published file changed, or
  * it does not load): the next downloadable one in catalog order that was not tried yet.

@@ -264,6 +264,9 @@ describe('model downloader (local HTTP server)', () => {
       const r = await runCli('electron/cli/models.ts', ['fetch', 'cli-bad', '--dir', dir, '--catalog', catalogFile]);
       assert.equal(r.code, 1);
       assert.match(r.stderr, /^error: model\.bin of model cli-bad from .* has sha256/m);
+      // The published file changed: the same line names another model of the kind to fetch instead.
+      assert.match(r.stderr, /^error: .* has sha256 .* Another vad model works instead: `npm run models -- fetch cli-model`\.$/m);
+      assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('error:')).length, 1, r.stderr);
       assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
       const broken = path.join(work, 'broken.json');
       writeFileSync(broken, JSON.stringify([{ id: 'x y', kind: 'asr', files: [{ name: 'a', sha256: 'nope' }] }]));

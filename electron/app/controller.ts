@@ -25,7 +25,7 @@ import { ALL_MODELS } from '../../native-models/catalog';
 import { fetchModel, type FetchFunction } from '../../native-models/downloader';
 import type { Hardware } from '../../native-models/recommend';
 import { resolveModel } from '../../native-models/resolver';
-import { alternativeFor, plannedModel, planSetup, totalBytes } from '../../native-models/setup-plan';
+import { alternativeFor, isReplaceableDownloadError, plannedModel, planSetup, totalBytes } from '../../native-models/setup-plan';
 import { checkModel, failureLine, KIND_NOUN } from '../model-check/check';
 import type { ModelEntry } from '../../native-models/types';
 import { RealtimeClock, type Clock } from '../pipeline/clock';
@@ -64,9 +64,6 @@ function needsReload(a: Settings, b: Settings): boolean {
     (['dir', 'vad', 'stt', 'llm', 'tts'] as const).some((k) => a.models[k] !== b.models[k])
   );
 }
-
-/** Download failures that say the published model is not the catalog's: another model of the kind may do. */
-const REPLACEABLE_DOWNLOAD_ERRORS = new Set(['download-checksum-mismatch', 'download-size-mismatch', 'archive-mismatch', 'download-http-error']);
 
 /** How often playback state is rechecked when no microphone audio drives the pipeline. */
 const SETTLE_INTERVAL_MS = 50;
@@ -259,7 +256,7 @@ export class AssistantController {
       await fetchModel(entry, { root, signal, fetch: this.options.fetch, onProgress: (progress) => this.emit({ type: 'download', progress }) });
     } catch (err) {
       // The published file is not the catalog's (or is gone): another model may do. Network trouble is retried by the user.
-      if (isUserError(err) && REPLACEABLE_DOWNLOAD_ERRORS.has(err.code)) return err.message;
+      if (isUserError(err) && isReplaceableDownloadError(err.code)) return err.message;
       throw err;
     }
     this.setCheck(entry.id, 'checking', null);

@@ -12,10 +12,10 @@ import { fetchModel, verifyModel, type FileProgress } from '../../native-models/
 import { formatBytes, progressLine } from '../../native-models/progress-bar';
 import { recommendLlm } from '../../native-models/recommend';
 import { BUNDLED_MODELS_DIR, defaultUserModelsDir, downloadBytes, resolveModel, searchOrder } from '../../native-models/resolver';
-import { planSetup } from '../../native-models/setup-plan';
+import { alternativeFor, isReplaceableDownloadError, planSetup } from '../../native-models/setup-plan';
 import { checkModel, failureLine } from '../model-check/check';
 import type { ModelEntry } from '../../native-models/types';
-import { UserError } from '../errors';
+import { isUserError, UserError } from '../errors';
 import { parseCli, runCli } from './args';
 
 const USAGE = 'npm run models -- list [--json] | fetch [ID...] | verify [--load] [ID...] | recommend [--json] | lock [ID...] [--write]   [--dir DIR] [--catalog FILE]';
@@ -86,6 +86,14 @@ async function planForThisMachine(catalog: readonly ModelEntry[], dir: string): 
   console.log(`  total ${plan.totalBytes === null ? 'unknown (a size is not in the catalog)' : formatBytes(plan.totalBytes)}`);
   if (plan.recommendation) console.log(`  language model: ${plan.recommendation.reason}`);
   return plan.models.map((m) => catalog.find((e) => e.id === m.id)!);
+}
+
+/** A model whose published file changed (or is gone): name another of its kind to fetch instead. */
+function withAlternative(err: unknown, failed: ModelEntry, catalog: readonly ModelEntry[]): unknown {
+  if (!isUserError(err) || !isReplaceableDownloadError(err.code)) return err;
+  const other = alternativeFor(catalog, failed.kind, new Set([failed.id]));
+  if (!other) return err;
+  return new UserError(`${err.message} Another ${failed.kind} model works instead: \`npm run models -- fetch ${other.id}\`.`, err.code);
 }
 
 /** Loads and runs each model once, each in its own process; one line per model, exit 1 if any fails. */
@@ -160,7 +168,9 @@ runCli(async () => {
       process.once('SIGINT', () => controller.abort());
       const onProgress = progressPrinter();
       for (const e of entries) {
-        const r = await fetchModel(e, { root: dir, signal: controller.signal, onProgress });
+        const r = await fetchModel(e, { root: dir, signal: controller.signal, onProgress }).catch((err: unknown) => {
+          throw withAlternative(err, e, catalog);
+        });
         console.log(`${e.id}: downloaded and verified in ${r.dir}${r.downloaded.length ? '' : ' (already there)'}`);
       }
       // Right size and hash is not yet "works": each model is run once before it is called ready.
