@@ -112,6 +112,9 @@ describe('faults (real engines with fault injection)', () => {
       streaming: engines.stt.streaming,
       leadInMs: engines.stt.leadInMs,
       info: engines.stt.info,
+      get busy() {
+        return engines.stt.busy;
+      },
       createSession(onPartial) {
         const s = engines.stt.createSession(onPartial);
         const empty = ++sessions === 1;

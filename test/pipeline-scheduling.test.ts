@@ -37,6 +37,7 @@ function scriptedEngines(opts: { firstTokenDelayMs: number; transcripts: string[
     streaming: true,
     leadInMs: 0,
     info: { id: 'scripted-stt', kind: 'streaming', loadMs: 0 },
+    busy: false,
     createSession: () => {
       return { accept: () => {}, abort: () => {}, finish: async () => opts.transcripts[session++] ?? '' };
     },

@@ -185,6 +185,23 @@ describe('streaming recognizer: its own thread', () => {
     assert.ok(ticks > 0, `no timer fired during a ${rec.info.loadMs.toFixed(0)} ms load`);
   });
 
+  test('busy while audio handed to the thread is not yet decoded, idle once it is', async () => {
+    const rec = await StreamingRecognizer.load(await pickModel('stt', MODEL_ROOTS));
+    try {
+      assert.equal(rec.busy, false);
+      const s = rec.createSession(() => {});
+      const speech = await loadClip16k('monologue');
+      for (let i = 0; i < speech.length; i += 512) s.accept(speech.slice(i, i + 512));
+      // Posted in one go: the thread cannot have decoded ~54 s of audio before this line.
+      assert.equal(rec.busy, true);
+      for (const end = Date.now() + 60_000; rec.busy && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(rec.busy, false, 'the backlog drains');
+      s.abort();
+    } finally {
+      await rec.dispose();
+    }
+  });
+
   test('finish() after dispose() fails instead of waiting forever', async () => {
     const rec = await StreamingRecognizer.load(await pickModel('stt', MODEL_ROOTS));
     const s = rec.createSession(() => {});

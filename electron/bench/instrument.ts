@@ -66,6 +66,9 @@ function stt(inner: SpeechRecognizer, a: EngineAccount): SpeechRecognizer {
     streaming: inner.streaming,
     leadInMs: inner.leadInMs,
     info: inner.info,
+    get busy() {
+      return inner.busy;
+    },
     createSession: (onPartial) => wrap(inner.createSession(onPartial)),
   };
 }

@@ -15,6 +15,8 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'ready' }
+  /** One `accept` message has been handled (decoded, or dropped for an ended stream). */
+  | { type: 'decoded' }
   | { type: 'load-failed'; message: string }
   /** Raw decoder text, sent each time it changes. */
   | { type: 'partial'; id: number; text: string }
@@ -81,5 +83,7 @@ port.on('message', (m: ToWorker) => {
     const message = (e as Error).message;
     if (m.type === 'finish') send({ type: 'failed', id: m.id, message });
     else if (m.type !== 'abort') streams.set(m.id, { error: message });
+  } finally {
+    if (m.type === 'accept') send({ type: 'decoded' });
   }
 });

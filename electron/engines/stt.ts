@@ -20,6 +20,11 @@ export interface SpeechRecognizer {
   /** Audio wanted before the speech onset, on top of the user's prefix padding. */
   readonly leadInMs: number;
   readonly info: { id: string; kind: 'streaming' | 'offline'; loadMs: number };
+  /**
+   * Audio handed over is still waiting to be decoded. A fast clock (talk --fast, bench) must not
+   * run ahead of it, or a long turn's final transcript waits on a backlog no real-time run has.
+   */
+  readonly busy: boolean;
   createSession(onPartial: (text: string) => void): SttSession;
 }
 
@@ -85,6 +90,12 @@ export class StreamingRecognizer implements SpeechRecognizer {
   private readonly finals = new Map<number, { resolve: (text: string) => void; reject: (e: Error) => void }>();
   /** Set once the thread is gone: every later finish() fails with it. */
   private stopped: Error | null = null;
+  /** Audio messages posted to the thread and not yet decoded there. */
+  private undecoded = 0;
+
+  get busy(): boolean {
+    return this.undecoded > 0;
+  }
 
   private constructor(private readonly worker: Worker, id: string, loadMs: number) {
     this.info = { id, kind: 'streaming', loadMs };
@@ -127,10 +138,13 @@ export class StreamingRecognizer implements SpeechRecognizer {
   }
 
   private post(m: ToWorker): void {
-    if (!this.stopped) this.worker.postMessage(m);
+    if (this.stopped) return;
+    if (m.type === 'accept') this.undecoded++;
+    this.worker.postMessage(m);
   }
 
   private receive(m: FromWorker): void {
+    if (m.type === 'decoded') this.undecoded = Math.max(0, this.undecoded - 1);
     if (m.type === 'partial') this.partials.get(m.id)?.(m.text);
     if (m.type !== 'final' && m.type !== 'failed') return;
     const pending = this.finals.get(m.id);
@@ -143,6 +157,7 @@ export class StreamingRecognizer implements SpeechRecognizer {
   private stop(err: Error): void {
     if (this.stopped) return;
     this.stopped = err;
+    this.undecoded = 0;
     for (const { reject } of this.finals.values()) reject(err);
     this.finals.clear();
     this.partials.clear();
@@ -210,6 +225,8 @@ export class StreamingRecognizer implements SpeechRecognizer {
 export class OfflineSegmentRecognizer implements SpeechRecognizer {
   readonly streaming = false;
   readonly leadInMs = 0;
+  /** Partials are at most one decode in flight, never a queue; the final decode is timed as STT. */
+  readonly busy = false;
   readonly info: SpeechRecognizer['info'];
 
   private constructor(

@@ -110,7 +110,7 @@ export class VoicePipeline {
 
   /** Engine work is in flight: a fast clock must run at wall speed now. */
   get busy(): boolean {
-    return this.pending.some((p) => p.reply.busy);
+    return this.engines.stt.busy || this.pending.some((p) => p.reply.busy);
   }
 
   /** A reply is still being produced or played, or the user may be talking. */
