@@ -5,6 +5,8 @@ import { UserError } from '../errors';
 import type { FromWorker, ToWorker, WorkerConfig } from './stt-worker';
 
 export const STT_SAMPLE_RATE = 16000;
+/** Audio messages (one per 32 ms window) in flight to the recognizer thread before it counts as behind. */
+const BACKLOG_WINDOWS = 3;
 
 /** One user turn being recognized. Audio goes in as it arrives; partials come out on the way. */
 export interface SttSession {
@@ -93,8 +95,9 @@ export class StreamingRecognizer implements SpeechRecognizer {
   /** Audio messages posted to the thread and not yet decoded there. */
   private undecoded = 0;
 
+  /** Behind by more than a few windows: one or two in flight is the normal round trip, not a backlog. */
   get busy(): boolean {
-    return this.undecoded > 0;
+    return this.undecoded > BACKLOG_WINDOWS;
   }
 
   private constructor(private readonly worker: Worker, id: string, loadMs: number) {
