@@ -65,6 +65,28 @@ describe('barge-in policy (pure, scripted timelines)', () => {
     assert.deepEqual(p.onCandidate(1000, 'pending'), [{ type: 'pause', atMs: 1000 }]);
   });
 
+  it('says when a held answer resumes, for a timer to wake then', () => {
+    const { p, live } = policy({ falseInterruptionMs: 500 });
+    assert.equal(p.resumeAtMs, null);
+    p.onCandidate(1000, 'speaking');
+    assert.equal(p.resumeAtMs, 1500);
+    live.falseInterruptionMs = 800;
+    assert.equal(p.resumeAtMs, 1800, 'read live from the settings');
+    assert.deepEqual(p.tick(1799), []);
+    assert.deepEqual(p.tick(1800), [{ type: 'resume', atMs: 1800 }]);
+    assert.equal(p.resumeAtMs, null);
+  });
+
+  it('reset forgets a hold: nothing resumes', () => {
+    const { p } = policy();
+    p.onCandidate(1000, 'speaking');
+    p.reset();
+    assert.equal(p.holding, false);
+    assert.equal(p.resumeAtMs, null);
+    assert.deepEqual(p.tick(5000), []);
+    assert.deepEqual(p.onDiscarded(5000), []);
+  });
+
   it('the push-to-talk key interrupts at once, without confirmation', () => {
     const { p } = policy();
     assert.deepEqual(p.onKeyPress(500, 'speaking'), [{ type: 'interrupt', atMs: 500, pausedAtMs: 500 }]);

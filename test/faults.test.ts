@@ -63,11 +63,11 @@ describe('faults (real engines with fault injection)', () => {
   it('the LLM throws mid-generation: that turn ends with the error, the next one is answered', async () => {
     let calls = 0;
     const llm: LanguageModel = Object.assign(Object.create(engines.llm) as LanguageModel, {
-      async generate(text: string, opts: Parameters<LanguageModel['generate']>[1]) {
-        if (++calls > 1) return engines.llm.generate(text, opts);
+      async generate(messages: Parameters<LanguageModel['generate']>[0], opts: Parameters<LanguageModel['generate']>[1]) {
+        if (++calls > 1) return engines.llm.generate(messages, opts);
         const stop = new AbortController();
         let deltas = 0;
-        await engines.llm.generate(text, { ...opts, signal: stop.signal, onText: (d) => (opts.onText(d), ++deltas === 3 && stop.abort()) });
+        await engines.llm.generate(messages, { ...opts, signal: stop.signal, onText: (d) => (opts.onText(d), ++deltas === 3 && stop.abort()) });
         throw new Error('simulated GPU failure');
       },
     });
@@ -78,7 +78,6 @@ describe('faults (real engines with fault injection)', () => {
     assert.equal(reports[1]!.error, undefined);
     assert.deepEqual(words(reports[1]!.userText), words('and play some music'));
     assert.ok(reports[1]!.assistantText.length > 0);
-    await engines.llm.resetConversation();
   });
 
   it('TTS fails on one clause: the rest of the answer is still spoken, with a notice', async () => {
@@ -102,7 +101,6 @@ describe('faults (real engines with fault injection)', () => {
     assert.ok(spoken.includes(0) && !spoken.includes(1), `clauses spoken: ${spoken.join(',')}`);
     const clauses = events.filter((e) => e.type === 'clause').length;
     if (clauses > 2) assert.ok(spoken.some((c) => c >= 2), 'clauses after the failed one are spoken');
-    await engines.llm.resetConversation();
   });
 
   it('STT returns an empty transcript: no LLM call, no reply, back to listening; the next turn works', async () => {
@@ -122,7 +120,7 @@ describe('faults (real engines with fault injection)', () => {
       },
     };
     const llm: LanguageModel = Object.assign(Object.create(engines.llm) as LanguageModel, {
-      generate: (text: string, opts: Parameters<LanguageModel['generate']>[1]) => (generated++, engines.llm.generate(text, opts)),
+      generate: (messages: Parameters<LanguageModel['generate']>[0], opts: Parameters<LanguageModel['generate']>[1]) => (generated++, engines.llm.generate(messages, opts)),
     });
     const { reports, events } = await run({ ...engines, stt, llm }, twoTurns, settings);
     assert.equal(generated, 1, 'the LLM ran for the second turn only');
@@ -132,7 +130,6 @@ describe('faults (real engines with fault injection)', () => {
     const secondHearing = states.lastIndexOf('hearing');
     assert.ok(states.slice(0, secondHearing).includes('listening') && states.indexOf('listening') > states.indexOf('hearing'), `back to listening after the empty turn: ${states.join(' ')}`);
     assert.ok(!events.some((e) => e.type === 'answer-delta' && e.turn === 0));
-    await engines.llm.resetConversation();
   });
 
   it('broken audio frames (NaN, infinities, clipping, odd sizes, a late burst) are repaired; the words survive', async () => {
@@ -160,7 +157,6 @@ describe('faults (real engines with fault injection)', () => {
     const heard = words(pipeline.reports[0]!.userText);
     assert.equal(heard.length, 6, heard.join(' '));
     assert.deepEqual(heard.slice(1), words('is the weather like today'));
-    await engines.llm.resetConversation();
   });
 });
 

@@ -1,11 +1,13 @@
 /**
  * The real LlamaEngine (node-llama-cpp) with the stories260K test model: streaming, abort
- * mid-reply, history edits after barge-in, context overflow, and the backend report.
+ * mid-reply, answering from the history it is given (edited after barge-in), reuse of what it
+ * already evaluated, context overflow, and the backend report.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatHistoryItem } from 'node-llama-cpp';
-import { LlamaEngine, type LlmOptions } from '../electron/engines/llm';
+import { LlamaEngine, type ChatMessage, type LlmOptions } from '../electron/engines/llm';
+import { Conversation } from '../electron/pipeline/conversation';
 import { pickModel } from '../native-models/resolver';
 import type { ResolvedModel } from '../native-models/types';
 import { MODEL_ROOTS } from './engine-fixtures';
@@ -24,10 +26,24 @@ const SOFTWARE_GPU = /llvmpipe|lavapipe|softpipe|swiftshader|microsoft basic ren
 let resolved: ResolvedModel;
 let engine: LlamaEngine;
 
-/** The engine exposes no read access to its chat history; the tests read node-llama-cpp's own. */
-function history(e: LlamaEngine): ChatHistoryItem[] {
-  return (e as unknown as { session: { getChatHistory(): ChatHistoryItem[] } }).session.getChatHistory();
+/** What node-llama-cpp last evaluated (the history given, then the reply), read from its own session. */
+function evaluated(e: LlamaEngine): ChatMessage[] {
+  const items = (e as unknown as { session: { getChatHistory(): ChatHistoryItem[] } }).session.getChatHistory();
+  return items.map((h) =>
+    h.type === 'model' ? { role: 'assistant', text: h.response.filter((r) => typeof r === 'string').join('') } : { role: h.type, text: typeof h.text === 'string' ? h.text : JSON.stringify(h.text) },
+  );
 }
+
+/** Prompt tokens the engine's context sequence has evaluated so far. */
+function inputTokens(e: LlamaEngine): number {
+  return (e as unknown as { session: { sequence: { tokenMeter: { usedInputTokens: number } } } }).session.sequence.tokenMeter.usedInputTokens;
+}
+
+/** A one-question conversation. */
+const ask = (text: string): ChatMessage[] => [
+  { role: 'system', text: OPTS.systemPrompt },
+  { role: 'user', text },
+];
 
 before(async () => {
   resolved = await pickModel('llm', MODEL_ROOTS);
@@ -56,7 +72,7 @@ describe('LlamaEngine (stories260K)', () => {
 
   test('generate streams the reply in many deltas that add up to the returned text', async () => {
     const deltas: string[] = [];
-    const r = await engine.generate('Tell me a story about a dragon.', {
+    const r = await engine.generate(ask('Tell me a story about a dragon.'), {
       maxTokens: 64,
       temperature: 0,
       onText: (d) => deltas.push(d),
@@ -77,7 +93,7 @@ describe('LlamaEngine (stories260K)', () => {
         abortedAt = performance.now();
         ac.abort();
       };
-      const p = engine.generate('Tell me a long story about a brave knight.', {
+      const p = engine.generate(ask('Tell me a long story about a brave knight.'), {
         signal: ac.signal,
         maxTokens: 400,
         temperature: 0.8,
@@ -110,7 +126,7 @@ describe('LlamaEngine (stories260K)', () => {
         const ac = new AbortController();
         if (when === 'before the call') ac.abort();
         const chunks: string[] = [];
-        const p = engine.generate('Tell me a story about a big red dragon and a small blue bird.', {
+        const p = engine.generate(ask('Tell me a story about a big red dragon and a small blue bird.'), {
           signal: ac.signal,
           maxTokens: 64,
           temperature: 0,
@@ -124,12 +140,13 @@ describe('LlamaEngine (stories260K)', () => {
     },
   );
 
-  test('after an aborted reply, history holds what the user heard', async () => {
-    await engine.resetConversation();
+  test('each turn is answered from the history it is given: an interrupted reply as heard, a dropped exchange gone', async () => {
+    const conversation = new Conversation(OPTS.systemPrompt);
     const ac = new AbortController();
     let n = 0;
     const prompt = 'Tell me a story about a cat.';
-    const r = await engine.generate(prompt, {
+    conversation.append(0, prompt);
+    const r = await engine.generate(conversation.messages(), {
       signal: ac.signal,
       maxTokens: 200,
       temperature: 0.8,
@@ -138,49 +155,66 @@ describe('LlamaEngine (stories260K)', () => {
       },
     });
     assert.equal(r.stopReason, 'abort');
-    const before = history(engine);
-    assert.equal(before.at(-1)?.type, 'model');
+    conversation.settle(0, { type: 'interrupted', heard: 'heard part' });
 
-    engine.replaceLastReply('heard part', true);
-    const h = history(engine);
-    assert.equal(h.length, before.length);
-    assert.deepEqual(h.at(-1), { type: 'model', response: ['heard part…'] });
-    assert.deepEqual(h.at(-2), { type: 'user', text: prompt });
-    assert.deepEqual(h[0], { type: 'system', text: OPTS.systemPrompt });
-
-    engine.replaceLastReply('all of it', false);
-    const edited = history(engine);
-    assert.deepEqual(edited.at(-1), { type: 'model', response: ['all of it'] });
-
-    // The conversation goes on from the edited history.
-    const next = await engine.generate('And then?', { maxTokens: 16, temperature: 0, onText: () => {} });
+    conversation.append(1, 'And then?');
+    const next = await engine.generate(conversation.messages(), { maxTokens: 16, temperature: 0, onText: () => {} });
     assert.ok(next.text.length > 0);
-    const h2 = history(engine);
-    assert.equal(h2.length, h.length + 2);
-    assert.deepEqual(h2[h.length - 1], { type: 'model', response: ['all of it'] });
+    assert.deepEqual(evaluated(engine), [
+      { role: 'system', text: OPTS.systemPrompt },
+      { role: 'user', text: prompt },
+      { role: 'assistant', text: 'heard part…' },
+      { role: 'user', text: 'And then?' },
+      { role: 'assistant', text: next.text },
+    ]);
 
-    // A continued turn: the last exchange goes, the edited history stays.
-    engine.dropLastExchange();
-    assert.deepEqual(history(engine), edited);
+    // A continued turn: its exchange is not in the next history.
+    conversation.settle(1, { type: 'dropped' });
+    conversation.append(2, 'And then what happened?');
+    const third = await engine.generate(conversation.messages(), { maxTokens: 8, temperature: 0, onText: () => {} });
+    assert.deepEqual(evaluated(engine), [...conversation.messages(), { role: 'assistant', text: third.text }]);
+  });
+
+  test('a growing history is not evaluated again: each turn evaluates about its own new tokens', async (t) => {
+    const conversation = new Conversation(OPTS.systemPrompt);
+    const perTurn: number[] = [];
+    for (let turn = 0; turn < 8; turn++) {
+      conversation.append(turn, `Tell me more about the cat, part ${turn}.`);
+      const before = inputTokens(engine);
+      const r = await engine.generate(conversation.messages(), { maxTokens: 24, temperature: 0, onText: () => {} });
+      perTurn.push(inputTokens(engine) - before);
+      conversation.settle(turn, { type: 'whole', text: r.text });
+    }
+    const history = conversation.messages().reduce((n, m) => n + engine.countTokens(m.text), 0);
+    t.diagnostic(`prompt tokens evaluated per turn: ${perTurn.join(' ')} (history now ${history} tokens)`);
+    // Re-evaluating the history would make the count grow by about a reply (24 tokens) every turn.
+    assert.ok(Math.max(...perTurn.slice(1)) <= perTurn[1]! + 8, `per turn: ${perTurn.join(' ')}`);
+    assert.ok(history > 4 * Math.max(...perTurn), `per turn: ${perTurn.join(' ')}, history ${history}`);
   });
 
   test('context overflow: 15 turns in a 512-token context never throw', async () => {
     const small = await LlamaEngine.load(resolved, { ...OPTS, contextSize: 512 });
     try {
       assert.equal(small.info.contextSize, 512);
+      // As the pipeline keeps it: trimmed before each turn, settled with the whole answer.
+      const conversation = new Conversation(OPTS.systemPrompt);
       let total = 0;
       for (let i = 0; i < 15; i++) {
         let n = 0;
-        const r = await small.generate(`Tell me story number ${i} about a cat and a dog.`, {
+        conversation.trim(small.info.contextSize, (text) => small.countTokens(text));
+        conversation.append(i, `Tell me story number ${i} about a cat and a dog.`);
+        const r = await small.generate(conversation.messages(), {
           maxTokens: 64,
           temperature: 0.8,
           onText: () => n++,
         });
         assert.ok(n > 0 && r.text.length > 0, `turn ${i} produced nothing (${r.stopReason})`);
+        conversation.settle(i, { type: 'whole', text: r.text });
         total += n;
       }
       // The conversation really outgrew the context (old turns had to be dropped).
       assert.ok(total > small.info.contextSize, `only ${total} chunks in 15 turns`);
+      assert.ok(conversation.messages().length < 31, 'old turns were dropped');
     } finally {
       await small.dispose();
     }

@@ -1,12 +1,12 @@
 /**
- * Scheduling logic of the pipeline (holding phrase, continuation merge) with SCRIPTED engines: a
- * VAD that hears any non-zero window, a recognizer that returns scripted words, a language model
- * that answers after a set delay and logs what happens to its history, and a voice that is a tone.
+ * Scheduling logic of the pipeline (holding phrase, continuation merge, timeouts while the microphone
+ * is muted, report bookkeeping) with SCRIPTED engines: a VAD that hears any non-zero window, a recognizer that returns scripted words, a language model
+ * that answers after a set delay and logs the history it is given, and a voice that is a tone.
  * These stand in for the engines only to control timing; every engine is tested for real elsewhere.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { GenerateOptions, LanguageModel } from '../electron/engines/llm';
+import type { ChatMessage, GenerateOptions, LanguageModel } from '../electron/engines/llm';
 import type { SpeechRecognizer } from '../electron/engines/stt';
 import type { SpeechSynthesizer } from '../electron/engines/tts';
 import type { VoiceActivityDetector } from '../electron/engines/vad';
@@ -19,8 +19,11 @@ import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/sett
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The conversation after its system prompt, one "role:text" a message. */
+const said = (messages: readonly ChatMessage[]) => messages.slice(1).map((m) => `${m.role}:${m.text}`);
+
 function scriptedEngines(opts: { firstTokenDelayMs: number; transcripts: string[] }) {
-  const history: string[] = [];
+  const given: string[][] = [];
   const prompts: string[] = [];
   const vad: VoiceActivityDetector = {
     info: { id: 'scripted-vad', loadMs: 0, threshold: 0.5 },
@@ -43,21 +46,17 @@ function scriptedEngines(opts: { firstTokenDelayMs: number; transcripts: string[
     },
   };
   const llm: LanguageModel = {
-    info: { id: 'scripted-llm', backend: 'cpu', gpuDevices: [], gpuLayers: 0, totalLayers: 0, contextSize: 0, loadMs: 0, warmUpMs: 0 },
-    async generate(text: string, o: GenerateOptions) {
-      prompts.push(text);
-      history.push(`user:${text}`);
+    info: { id: 'scripted-llm', backend: 'cpu', gpuDevices: [], gpuLayers: 0, totalLayers: 0, contextSize: 4096, loadMs: 0, warmUpMs: 0 },
+    async generate(messages: readonly ChatMessage[], o: GenerateOptions) {
+      given.push(said(messages));
+      prompts.push(messages[messages.length - 1]!.text);
       await sleep(opts.firstTokenDelayMs);
       if (o.signal?.aborted) return { text: '', stopReason: 'abort' };
       const answer = 'Sure, here it is. That is all.';
       o.onText(answer);
-      history.push(`model:${answer}`);
       return { text: answer, stopReason: 'eogToken' };
     },
-    replaceLastReply: (t) => history.push(`replaced:${t}`),
-    dropLastExchange: () => history.push('dropped'),
-    resetConversation: async () => {},
-    setSystemPrompt: async () => {},
+    countTokens: (text) => text.split(' ').length,
     dispose: async () => {},
   };
   const tts: SpeechSynthesizer = {
@@ -65,7 +64,7 @@ function scriptedEngines(opts: { firstTokenDelayMs: number; transcripts: string[
     info: { id: 'scripted-tts', sampleRate: 16000, numSpeakers: 1, loadMs: 0 },
     synthesize: async (text) => new Float32Array(16000 * 0.02 * text.length).fill(0.1),
   };
-  return { engines: { vad, stt, llm, tts }, history, prompts };
+  return { engines: { vad, stt, llm, tts }, given, prompts };
 }
 
 /** A tone where `speech` says, silence elsewhere (16 kHz). */
@@ -85,14 +84,14 @@ async function run(settings: Settings, engines: ReturnType<typeof scriptedEngine
   await feedAudio(pipeline, audio, clock, output, { fast: true });
   await pipeline.drain();
   pipeline.settle();
-  return { reports: pipeline.reports, events, output };
+  return { reports: pipeline.reports, events, output, history: said(pipeline.conversation.messages()) };
 }
 
 describe('pipeline scheduling (scripted engines)', () => {
   it('speaks a holding phrase when no answer audio is ready within turnBudgetMs, and records it', async () => {
     const s = scriptedEngines({ firstTokenDelayMs: 1200, transcripts: ['what time is it'] });
     const settings = mergeSettings(DEFAULT_SETTINGS, { turnBudgetMs: 500 });
-    const { reports, events } = await run(settings, s.engines, input([[500, 1500]], 3000));
+    const { reports, events, history } = await run(settings, s.engines, input([[500, 1500]], 3000));
     assert.equal(reports.length, 1);
     const r = reports[0]!;
     assert.equal(r.holdingPhrase, true);
@@ -101,7 +100,7 @@ describe('pipeline scheduling (scripted engines)', () => {
     const late = hold.t - r.timings.endOfTurnMs;
     assert.ok(late >= 500 && late <= 600, `holding phrase ${late} ms after the end of turn`);
     assert.ok(r.timings.firstAudioMs! > hold.t, 'the answer follows the holding phrase');
-    assert.deepEqual(s.history, ['user:what time is it', 'model:Sure, here it is. That is all.'], 'the phrase is not in history');
+    assert.deepEqual(history, ['user:what time is it', 'assistant:Sure, here it is. That is all.'], 'the phrase is not in history');
   });
 
   it('says no holding phrase when the answer is ready in time', async () => {
@@ -115,7 +114,7 @@ describe('pipeline scheduling (scripted engines)', () => {
   it('merges a continuation started before any answer was heard, and drops the pending answer from history', async () => {
     const s = scriptedEngines({ firstTokenDelayMs: 900, transcripts: ['set a timer for', 'ten minutes'] });
     const settings = mergeSettings(DEFAULT_SETTINGS, { endpointing: { silenceMs: 400 }, turnBudgetMs: 3000 });
-    const { reports, events } = await run(settings, s.engines, input([[500, 1500], [2300, 3000]], 5000));
+    const { reports, events, history } = await run(settings, s.engines, input([[500, 1500], [2300, 3000]], 5000));
     assert.equal(reports.length, 1, JSON.stringify(reports.map((r) => r.userText)));
     const r = reports[0]!;
     assert.equal(r.mergedContinuation, true);
@@ -127,6 +126,147 @@ describe('pipeline scheduling (scripted engines)', () => {
     const audioTurns = new Set(events.filter((e) => e.type === 'audio').map((e) => (e as { turn: number }).turn));
     assert.deepEqual([...audioTurns], [1]);
     assert.deepEqual(s.prompts, ['set a timer for', 'set a timer for ten minutes']);
-    assert.deepEqual(s.history, ['user:set a timer for', 'dropped', 'user:set a timer for ten minutes', 'model:Sure, here it is. That is all.']);
+    // The first exchange left history before the merged turn was prompted.
+    assert.deepEqual(s.given, [['user:set a timer for'], ['user:set a timer for ten minutes']]);
+    assert.deepEqual(history, ['user:set a timer for ten minutes', 'assistant:Sure, here it is. That is all.']);
+  });
+});
+
+/** Microphone windows up to `untilMs`, then none: the microphone was muted. */
+async function micUntil(pipeline: VoicePipeline, clock: FastForwardClock, audio: Float32Array, untilMs: number) {
+  for (let k = 0; (k + 1) * 32 <= untilMs; k++) {
+    await advanceTo(pipeline, clock, (k + 1) * 32);
+    await pipeline.pushAudio(audio.subarray(k * 512, (k + 1) * 512));
+  }
+}
+
+/** As feedAudio moves the clock: skipped while the pipeline only waits, at wall speed while an engine works. */
+async function advanceTo(pipeline: VoicePipeline, clock: FastForwardClock, t: number) {
+  if (!pipeline.busy) clock.skipTo(t);
+  else if (t > clock.now()) await sleep(t - clock.now());
+  await new Promise((r) => setImmediate(r));
+}
+
+/** The app's 50 ms timer (AssistantController), with no microphone audio, until the pipeline is quiet or `untilMs`. */
+async function appTimer(pipeline: VoicePipeline, clock: FastForwardClock, untilMs: number) {
+  for (let t = clock.now() + 50; t <= untilMs && pipeline.active; t += 50) {
+    await advanceTo(pipeline, clock, t);
+    pipeline.tick();
+  }
+}
+
+function start(settings: Settings, engines: ReturnType<typeof scriptedEngines>['engines']) {
+  const clock = new FastForwardClock();
+  const output = new TimelineOutput();
+  const pipeline = new VoicePipeline(engines, output, clock, () => settings);
+  const events: PipelineEvent[] = [];
+  pipeline.events.on((e) => events.push(e));
+  return { clock, output, pipeline, events };
+}
+
+/** A voice of 100 ms a character: the answer plays from about 2.1 s to 5 s. */
+function slowVoice(s: ReturnType<typeof scriptedEngines>) {
+  return { ...s.engines, tts: { ...s.engines.tts, synthesize: async (text: string) => new Float32Array(1600 * text.length).fill(0.1) } };
+}
+
+const playback = (events: PipelineEvent[], action: 'paused' | 'resumed') =>
+  events.find((e): e is Extract<PipelineEvent, { type: 'playback' }> => e.type === 'playback' && e.action === action);
+
+describe('timeouts with the microphone muted (scripted engines)', () => {
+  // The user's answer starts at 0.5 s; a sound at 3.0 s, over the answer, pauses it; at 3.2 s,
+  // before it could count as speech, the microphone is muted.
+  const audio = input([[500, 1500], [3000, 4000]], 4000);
+
+  it('muting while a sound holds the answer resumes it at once, and the pipeline goes quiet', async () => {
+    const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['tell me a story'] });
+    const { clock, output, pipeline, events } = start(DEFAULT_SETTINGS, slowVoice(s));
+    await sleep(20);
+    await micUntil(pipeline, clock, audio, 3200);
+    assert.ok(playback(events, 'paused'), 'the sound paused the answer');
+    const mutedAt = clock.now();
+    pipeline.endTurnNow('input-ended'); // what the app does when the microphone is muted
+    await appTimer(pipeline, clock, 20_000);
+    const resumed = playback(events, 'resumed');
+    assert.ok(resumed && resumed.t - mutedAt < 50, `resumed at ${resumed?.t}, muted at ${mutedAt}`);
+    assert.equal(output.paused, false);
+    assert.equal(pipeline.active, false, 'nothing left in progress');
+    assert.equal(pipeline.reports.length, 1);
+    const r = pipeline.reports[0]!;
+    assert.equal(r.interrupted, false);
+    assert.equal(r.heardText, r.assistantText);
+  });
+
+  it('a held answer resumes after falseInterruptionMs on the timer alone', async () => {
+    const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['tell me a story'] });
+    const { clock, pipeline, events } = start(DEFAULT_SETTINGS, slowVoice(s));
+    await sleep(20);
+    await micUntil(pipeline, clock, audio, 3200);
+    const paused = playback(events, 'paused')!;
+    const resumeAt = paused.t + DEFAULT_SETTINGS.bargeIn.falseInterruptionMs;
+    assert.equal(pipeline.nextWakeMs(), resumeAt);
+    await appTimer(pipeline, clock, 8000);
+    const resumed = playback(events, 'resumed');
+    assert.ok(resumed && resumed.t >= resumeAt && resumed.t <= resumeAt + 60, `resumed at ${resumed?.t}, due at ${resumeAt}`);
+    assert.equal(pipeline.nextWakeMs(), null);
+    assert.equal(pipeline.reports.length, 1, 'the answer played to its end');
+    assert.equal(pipeline.reports[0]!.interrupted, false);
+  });
+
+  it('speaks the holding phrase on time on the timer alone', async () => {
+    const s = scriptedEngines({ firstTokenDelayMs: 1200, transcripts: ['what time is it'] });
+    const settings = mergeSettings(DEFAULT_SETTINGS, { turnBudgetMs: 500 });
+    const { clock, pipeline, events } = start(settings, s.engines);
+    await sleep(20);
+    await micUntil(pipeline, clock, input([[500, 1500]], 2200), 2200);
+    const end = events.find((e) => e.type === 'end-of-turn')!;
+    assert.equal(pipeline.nextWakeMs(), end.t + 500);
+    await appTimer(pipeline, clock, 10_000);
+    const hold = events.find((e) => e.type === 'holding-phrase');
+    assert.ok(hold, 'a holding phrase was spoken');
+    const late = hold.t - end.t;
+    assert.ok(late >= 500 && late <= 560, `holding phrase ${late} ms after the end of turn`);
+    assert.equal(pipeline.reports.length, 1);
+    assert.equal(pipeline.reports[0]!.holdingPhrase, true);
+  });
+});
+
+describe('turn reports (scripted engines)', () => {
+  it("numbers a report as its turn's events, also after a merge", async () => {
+    const s = scriptedEngines({ firstTokenDelayMs: 900, transcripts: ['set a timer for', 'ten minutes'] });
+    const settings = mergeSettings(DEFAULT_SETTINGS, { endpointing: { silenceMs: 400 }, turnBudgetMs: 3000 });
+    const { reports, events } = await run(settings, s.engines, input([[500, 1500], [2300, 3000]], 5000));
+    const turn = events.find((e) => e.type === 'turn')!;
+    const end = events.filter((e) => e.type === 'end-of-turn').at(-1)!;
+    assert.equal(reports[0]!.index, 1, 'turn 0 was merged into turn 1');
+    assert.ok(turn.type === 'turn' && end.type === 'end-of-turn');
+    assert.equal(turn.turn, 1);
+    assert.equal(end.turn, 1);
+  });
+
+  it("an interrupted answer's report says where the interrupting speech began", async () => {
+    const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['tell me a story', 'stop'] });
+    const { reports, events } = await run(DEFAULT_SETTINGS, slowVoice(s), input([[500, 1500], [3000, 4000]], 6000));
+    assert.equal(reports.length, 2);
+    const b = reports[0]!.bargeIn;
+    assert.ok(b && b.speechStartMs !== null, JSON.stringify(b));
+    const start = events.filter((e) => e.type === 'speech-start').at(-1)!;
+    assert.ok(start.type === 'speech-start');
+    assert.equal(b.speechStartMs, Math.round(start.startMs * 10) / 10);
+    assert.equal(b.speechStartMs, reports[1]!.timings.speechStartMs, 'the next turn began with it');
+    assert.ok(Math.abs(b.speechStartMs - 3000) <= 40, `speech began at ${b.speechStartMs}`);
+  });
+
+  it('keeps only the newest keepReports reports; every turn is still an event', async () => {
+    const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['one', 'two', 'three'] });
+    const clock = new FastForwardClock();
+    const output = new TimelineOutput();
+    const pipeline = new VoicePipeline(s.engines, output, clock, () => DEFAULT_SETTINGS, { keepReports: 2 });
+    const turns: number[] = [];
+    pipeline.events.on((e) => e.type === 'turn' && turns.push(e.turn));
+    await feedAudio(pipeline, input([[500, 1000], [3000, 3500], [5500, 6000]], 8000), clock, output, { fast: true });
+    await pipeline.drain();
+    pipeline.settle();
+    assert.deepEqual(turns, [0, 1, 2]);
+    assert.deepEqual(pipeline.reports.map((r) => r.userText), ['two', 'three']);
   });
 });

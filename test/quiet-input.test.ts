@@ -52,7 +52,6 @@ async function talk(engines: LoadedEngines, settings: Settings, samples: Float32
   });
   await pipeline.drain();
   pipeline.settle();
-  await engines.llm.resetConversation();
   return { reports: pipeline.reports, gains };
 }
 

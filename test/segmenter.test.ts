@@ -92,4 +92,13 @@ describe('segmenter (pure policy on scripted timelines)', () => {
     const seg = new Segmenter(() => cfg, energy);
     assert.equal(seg.forceEnd(100, 'push-to-talk'), undefined);
   });
+
+  it('forceEnd discards a candidate that never became a turn, and says so', () => {
+    const energy = new EnergyTracker();
+    const seg = new Segmenter(() => cfg, energy);
+    const [candidate] = seg.push(1000, true);
+    assert.equal(candidate?.type, 'candidate');
+    assert.deepEqual(seg.forceEnd(1032, 'input-ended'), { type: 'discarded', startMs: (candidate as { startMs: number }).startMs, atMs: 1032 });
+    assert.equal(seg.hasCandidate, false);
+  });
 });

@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LlamaEngine } from '../electron/engines/llm';
 import { VAD_WINDOW } from '../electron/engines/vad';
 import { FastForwardClock } from '../electron/pipeline/clock';
 import type { PipelineEvent } from '../electron/pipeline/events';
@@ -78,11 +77,10 @@ describe('soak (real engines, fast clock)', () => {
     assert.equal(b.listeners, a.listeners, 'no event listener added per turn');
     assert.ok((b.handles.Timeout ?? 0) <= (a.handles.Timeout ?? 0) + 1, `timers: ${JSON.stringify(a.handles)} -> ${JSON.stringify(b.handles)}`);
     // 200 exchanges cannot fit in 512 tokens: old turns were dropped, the system prompt kept.
-    const history = (engines.llm as LlamaEngine).chatHistory();
+    const history = pipeline.conversation.messages();
     assert.equal(history[0]?.role, 'system');
     assert.equal(history[0]?.text, settings.llm.systemPrompt);
     assert.ok(history.length < 60, `old turns dropped (${history.length} entries kept)`);
-    await engines.llm.resetConversation();
   });
 
   it('50 barge-ins in a row: no stale clause plays later, history holds only heard text', async () => {
@@ -113,9 +111,8 @@ describe('soak (real engines, fast clock)', () => {
     }
     // Interrupted replies are kept as their heard part plus "…"; a whole reply as it was spoken.
     const heard = reports.map((r) => (r.report.interrupted ? `${r.report.heardText}…` : r.report.assistantText));
-    const modelTurns = (engines.llm as LlamaEngine).chatHistory().filter((h) => h.role === 'model');
+    const modelTurns = pipeline.conversation.messages().filter((h) => h.role === 'assistant');
     assert.ok(modelTurns.length > 0);
     for (const m of modelTurns) assert.ok(heard.includes(m.text.trim()), `history holds what was heard: ${JSON.stringify(m.text.slice(0, 80))}`);
-    await engines.llm.resetConversation();
   });
 });

@@ -65,8 +65,11 @@ function needsReload(a: Settings, b: Settings): boolean {
   );
 }
 
-/** How often playback state is rechecked when no microphone audio drives the pipeline. */
-const SETTLE_INTERVAL_MS = 50;
+/** How often timeouts run and playback state is rechecked when no microphone audio drives the pipeline. */
+const TICK_INTERVAL_MS = 50;
+
+/** Turn reports the pipeline keeps in memory (the window shows as many); the app may run for days. */
+const KEEP_REPORTS = 500;
 
 export class AssistantController {
   private readonly events = new EventHub<AppEvent>();
@@ -90,7 +93,7 @@ export class AssistantController {
     this.catalog = options.catalog ?? ALL_MODELS;
     this.store = new SettingsStore(options.settingsFile);
     this.output = new RendererOutput(options.audioSink, this.clock);
-    this.ticker = setInterval(() => this.pipeline?.settle(), SETTLE_INTERVAL_MS);
+    this.ticker = setInterval(() => this.pipeline?.tick(), TICK_INTERVAL_MS);
     this.ticker.unref?.();
   }
 
@@ -162,7 +165,7 @@ export class AssistantController {
     }
     this.engines = engines;
     const info = engines.llm.info;
-    const pipeline = new VoicePipeline(engines, this.output, this.clock, () => this.store.current);
+    const pipeline = new VoicePipeline(engines, this.output, this.clock, () => this.store.current, { keepReports: KEEP_REPORTS });
     this.unsubscribe = pipeline.events.on((event) => this.emit({ type: 'pipeline', event }));
     this.pipeline = pipeline;
     this.setStatus({
@@ -368,9 +371,7 @@ export class AssistantController {
     }
     this.emit({ type: 'settings', settings });
     // Endpointing, barge-in, voice and sampling settings are read live by the pipeline; these are not:
-    if (before.llm.systemPrompt !== settings.llm.systemPrompt && this.engines) {
-      this.engines.llm.setSystemPrompt(settings.llm.systemPrompt).catch((err: unknown) => this.notice('error', messageOf(err, 'Could not apply the system prompt')));
-    }
+    if (before.llm.systemPrompt !== settings.llm.systemPrompt) this.pipeline?.conversation.setSystemPrompt(settings.llm.systemPrompt);
     if (needsReload(before, settings)) {
       this.notice('info', 'Reloading the models with the new settings…');
       void this.reload();

@@ -78,18 +78,15 @@ function llm(inner: LanguageModel, a: EngineAccount): LanguageModel {
     get info() {
       return inner.info;
     },
-    async generate(text, opts) {
+    async generate(messages, opts) {
       const t0 = now();
       try {
-        return await inner.generate(text, opts);
+        return await inner.generate(messages, opts);
       } finally {
         a.llm.ms += now() - t0;
       }
     },
-    replaceLastReply: (text, interrupted) => inner.replaceLastReply(text, interrupted),
-    dropLastExchange: () => inner.dropLastExchange(),
-    resetConversation: () => inner.resetConversation(),
-    setSystemPrompt: (prompt) => inner.setSystemPrompt(prompt),
+    countTokens: (text) => inner.countTokens(text),
     dispose: () => inner.dispose(),
   };
 }

@@ -89,19 +89,13 @@ async function runOnce(engines: Parameters<typeof instrument>[0], clips: Clip[],
     await pipeline.drain();
     pipeline.settle();
     perClip.push(pipeline.reports);
-    await engines.llm.resetConversation();
   }
   return perClip;
 }
 
-/** User speech start to playback stopped, for each answer the next turn interrupted. */
+/** User speech start to playback stopped, for each answer the user's speech interrupted. */
 function bargeIns(reports: TurnReport[]): number[] {
-  const out: number[] = [];
-  for (let i = 0; i + 1 < reports.length; i++) {
-    const b = reports[i]!.bargeIn;
-    if (b) out.push(b.playbackStoppedMs - reports[i + 1]!.timings.speechStartMs);
-  }
-  return out;
+  return reports.flatMap(({ bargeIn: b }) => (b && b.speechStartMs !== null ? [b.playbackStoppedMs - b.speechStartMs] : []));
 }
 
 function overhead(r: TurnReport): number | null {

@@ -6,6 +6,7 @@ import { UserError } from '../errors';
 export type LlmBackend = 'cuda' | 'vulkan' | 'metal' | 'cpu';
 
 export interface LlmOptions {
+  /** Evaluated at load, so the first turn (whose history starts with it) does not pay for it. */
   systemPrompt: string;
   gpu: 'auto' | LlmBackend;
   gpuLayers: 'auto' | number;
@@ -40,15 +41,18 @@ export interface GenerateResult {
   stopReason: string;
 }
 
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  text: string;
+}
+
+/** A language model with no memory of its own: each call is given the whole conversation. */
 export interface LanguageModel {
   readonly info: LlmInfo;
-  generate(userText: string, opts: GenerateOptions): Promise<GenerateResult>;
-  /** Replaces the last reply in history with what the user actually heard (barge-in). */
-  replaceLastReply(text: string, interrupted: boolean): void;
-  /** Drops the last user message and reply (a turn the user continued before hearing the answer). */
-  dropLastExchange(): void;
-  resetConversation(): Promise<void>;
-  setSystemPrompt(prompt: string): Promise<void>;
+  /** Answers the last message, the user's, given the messages before it. */
+  generate(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult>;
+  /** How many tokens `text` takes in this model (keeping the history within the context). */
+  countTokens(text: string): number;
   dispose(): Promise<void>;
 }
 
@@ -78,10 +82,17 @@ export async function pickBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llam
   return { llama };
 }
 
-/** node-llama-cpp chat session with streaming, cancellation and a bounded context. */
+function historyItem(m: ChatMessage): ChatHistoryItem {
+  return m.role === 'assistant' ? { type: 'model', response: [m.text] } : { type: m.role, text: m.text };
+}
+
+/**
+ * node-llama-cpp with streaming and cancellation. It keeps one chat session only to reuse its
+ * context sequence: the evaluated tokens that a new history shares with the last one (the system
+ * prompt and the exchanges before) are not evaluated again.
+ */
 export class LlamaEngine implements LanguageModel {
-  private session: LlamaChatSession;
-  private systemPrompt: string;
+  private readonly session: LlamaChatSession;
 
   private constructor(
     private readonly llama: Llama,
@@ -90,8 +101,8 @@ export class LlamaEngine implements LanguageModel {
     opts: LlmOptions,
     readonly info: LlmInfo,
   ) {
-    this.systemPrompt = opts.systemPrompt;
-    this.session = this.newSession();
+    // The default context shift drops the oldest turns should one history still overflow.
+    this.session = new LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: opts.systemPrompt });
   }
 
   static async load(resolved: ResolvedModel, opts: LlmOptions): Promise<LlamaEngine> {
@@ -140,12 +151,6 @@ export class LlamaEngine implements LanguageModel {
     return engine;
   }
 
-  private newSession(): LlamaChatSession {
-    const sequence = this.context.getSequence();
-    // The default context shift keeps the system prompt and drops the oldest turns on overflow.
-    return new LlamaChatSession({ contextSequence: sequence, systemPrompt: this.systemPrompt });
-  }
-
   /** Evaluates the system prompt now, so the first user turn does not pay for it. */
   private async warmUp(): Promise<void> {
     const t0 = performance.now();
@@ -153,11 +158,13 @@ export class LlamaEngine implements LanguageModel {
     this.info.warmUpMs = performance.now() - t0;
   }
 
-  async generate(userText: string, opts: GenerateOptions): Promise<GenerateResult> {
-    this.trimHistory();
+  async generate(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult> {
+    const last = messages[messages.length - 1];
+    if (last?.role !== 'user') throw new Error('the conversation must end with a user message');
+    this.session.setChatHistory(messages.slice(0, -1).map(historyItem));
     let result;
     try {
-      result = await this.session.promptWithMeta(userText, {
+      result = await this.session.promptWithMeta(last.text, {
         signal: opts.signal,
         stopOnAbortSignal: true,
         maxTokens: opts.maxTokens,
@@ -174,71 +181,8 @@ export class LlamaEngine implements LanguageModel {
     return { text: result.responseText, stopReason: result.stopReason };
   }
 
-  replaceLastReply(text: string, interrupted: boolean): void {
-    const history = this.session.getChatHistory();
-    const last = history[history.length - 1];
-    if (last?.type !== 'model') return;
-    const heard: ChatHistoryItem = { type: 'model', response: [interrupted ? `${text}…` : text] };
-    this.session.setChatHistory([...history.slice(0, -1), heard]);
-  }
-
-  /**
-   * Keeps a long conversation from growing without end: once the history passes half the context,
-   * the oldest exchanges are dropped until it fits in a quarter (the system prompt stays). Cutting
-   * well below the trigger means the history is re-evaluated from scratch only now and then, not on
-   * every turn.
-   */
-  private trimHistory(): void {
-    const history = this.session.getChatHistory();
-    const tokens = (h: ChatHistoryItem) => {
-      const text = h.type === 'model' ? h.response.filter((r) => typeof r === 'string').join('') : typeof h.text === 'string' ? h.text : JSON.stringify(h.text);
-      // A few tokens of chat-template framing per message.
-      return this.model.tokenize(text).length + 8;
-    };
-    const sizes = history.map(tokens);
-    let total = sizes.reduce((a, b) => a + b, 0);
-    const size = this.context.contextSize;
-    if (total <= size / 2) return;
-    const first = history[0]?.type === 'system' ? 1 : 0;
-    let cut = first;
-    // Whole exchanges only (a user message and the reply to it), oldest first.
-    while (cut < history.length && total > size / 4) {
-      total -= sizes[cut]!;
-      cut++;
-      if (history[cut]?.type === 'model') {
-        total -= sizes[cut]!;
-        cut++;
-      }
-    }
-    this.session.setChatHistory([...history.slice(0, first), ...history.slice(cut)]);
-  }
-
-  /** The conversation as the model will see it next (diagnostics and tests). */
-  chatHistory(): { role: 'system' | 'user' | 'model'; text: string }[] {
-    return this.session.getChatHistory().map((h) =>
-      h.type === 'system' ? { role: 'system', text: typeof h.text === 'string' ? h.text : JSON.stringify(h.text) } : h.type === 'user' ? { role: 'user', text: h.text } : { role: 'model', text: h.response.filter((r) => typeof r === 'string').join('') },
-    );
-  }
-
-  dropLastExchange(): void {
-    const history = this.session.getChatHistory();
-    let cut = history.length;
-    if (history[cut - 1]?.type === 'model') cut--;
-    if (history[cut - 1]?.type === 'user') cut--;
-    this.session.setChatHistory(history.slice(0, cut));
-  }
-
-  async resetConversation(): Promise<void> {
-    this.session.resetChatHistory();
-    await this.warmUp();
-  }
-
-  async setSystemPrompt(prompt: string): Promise<void> {
-    if (prompt === this.systemPrompt) return;
-    this.systemPrompt = prompt;
-    const history = this.session.getChatHistory().filter((h) => h.type !== 'system');
-    this.session.setChatHistory([{ type: 'system', text: prompt }, ...history]);
-    await this.session.preloadPrompt('');
+  countTokens(text: string): number {
+    return this.model.tokenize(text).length;
   }
 
   async dispose(): Promise<void> {

@@ -5,14 +5,12 @@ import 'sherpa-onnx-node';
 import * as ort from 'onnxruntime-node';
 import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
+import { isSpeech } from '../pipeline/vad-decision';
 
 export const VAD_SAMPLE_RATE = 16000;
 /** Silero works on 512-sample (32 ms) windows at 16 kHz. */
 export const VAD_WINDOW = 512;
 export const VAD_WINDOW_MS = (VAD_WINDOW / VAD_SAMPLE_RATE) * 1000;
-
-/** Speech ends once the probability falls this far below the threshold (Silero's own hysteresis). */
-const HYSTERESIS = 0.15;
 
 export interface VadResult {
   /** Speech probability for the window, 0-1. */
@@ -171,8 +169,7 @@ export class SileroVad implements VoiceActivityDetector {
     const out = await this.session.run(feeds);
     this.state = state.map(([, output]) => out[output]!);
     const probability = (out[probabilityName]!.data as Float32Array)[0]!;
-    const t = this.info.threshold;
-    this.speaking = this.speaking ? probability >= t - HYSTERESIS : probability >= t;
+    this.speaking = isSpeech(this.speaking, probability, this.info.threshold);
     return { probability, speech: this.speaking };
   }
 

@@ -76,7 +76,7 @@ async function checkLlm(model: ResolvedModel): Promise<RunCheck> {
   const llm = await LlamaEngine.load(model, { ...DEFAULT_SETTINGS.llm, contextSize: 512 });
   try {
     let text = '';
-    const r = await llm.generate('Say hello.', { maxTokens: 1, temperature: 0, onText: (d) => (text += d) });
+    const r = await llm.generate([{ role: 'system', text: DEFAULT_SETTINGS.llm.systemPrompt }, { role: 'user', text: 'Say hello.' }], { maxTokens: 1, temperature: 0, onText: (d) => (text += d) });
     if (r.stopReason !== 'maxTokens' && r.stopReason !== 'eogToken') throw new Error(`generation stopped with "${r.stopReason}"`);
     return { loadMs: round(llm.info.loadMs), detail: `first token "${text.trim() || text}" on ${llm.info.backend}` };
   } finally {

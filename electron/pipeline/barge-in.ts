@@ -71,9 +71,15 @@ export class BargeInPolicy {
     return [{ type: 'resume', atMs }];
   }
 
-  /** Called every audio window: a pause that nothing confirmed in time ends. */
+  /** When a held playback resumes unless speech confirms it first; null when nothing is held. */
+  get resumeAtMs(): number | null {
+    return this.held ? this.held.sinceMs + this.config().falseInterruptionMs : null;
+  }
+
+  /** Called as time passes (each audio window, the app's timer): a pause that nothing confirmed in time ends. */
   tick(atMs: number): BargeInDecision[] {
-    if (!this.held || atMs - this.held.sinceMs < this.config().falseInterruptionMs) return [];
+    const resumeAtMs = this.resumeAtMs;
+    if (resumeAtMs === null || atMs < resumeAtMs) return [];
     this.held = null;
     return [{ type: 'resume', atMs }];
   }
@@ -84,5 +90,10 @@ export class BargeInPolicy {
     if (phase === 'speaking') return [{ type: 'interrupt', atMs, pausedAtMs: atMs }];
     if (phase === 'pending') return [{ type: 'continue-turn', atMs }];
     return [];
+  }
+
+  /** The user stopped the answer some other way (the stop button): nothing held should resume. */
+  reset(): void {
+    this.held = null;
   }
 }

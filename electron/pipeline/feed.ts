@@ -54,7 +54,8 @@ export async function feedFrames(
     let frame = startMs < inputMs ? source(k) : null;
     if (!frame) {
       inputMs = Math.min(inputMs, startMs);
-      const finished = !pipeline.active && output.endMs <= startMs;
+      // A timeout still to come (nextWakeMs) runs on the windows fed until then.
+      const finished = !pipeline.active && output.endMs <= startMs && pipeline.nextWakeMs() === null;
       if (finished || startMs - inputMs > maxTailMs) return startMs;
       frame = new Float32Array(VAD_WINDOW);
     }

@@ -3,17 +3,20 @@ import type { SpeechSynthesizer } from '../engines/tts';
 import type { SttSession } from '../engines/stt';
 import { ClauseSplitter, heardPrefix, type Clause } from '../text/clauses';
 import type { Clock } from './clock';
+import type { Conversation, Settlement } from './conversation';
 import type { EventHub } from './events';
 import type { AudioOutput, ScheduledAudio } from './output';
 
 export interface ReplyDeps {
   llm: LanguageModel;
+  /** The history this turn's words join; the pipeline settles them with what was heard. */
+  conversation: Conversation;
   tts: SpeechSynthesizer;
   output: AudioOutput;
   clock: Clock;
   events: EventHub;
   options: () => { maxTokens: number; temperature: number; speakerId: number; speed: number };
-  /** The previous reply's settlement: the LLM session takes one prompt at a time. */
+  /** The previous reply's settlement: the LLM takes one prompt at a time, and this one's history holds what was heard of that one. */
   before: Promise<void>;
   /** What the user said before a pause this turn continues (a merged continuation), if any. */
   carried?: Promise<string>;
@@ -27,7 +30,7 @@ export interface ReplyOutcome {
   interrupted: boolean;
   /** Dropped before any of it was heard (the user went on talking): never played, not in history. */
   discarded: boolean;
-  /** The prompt reached the LLM, so history holds this exchange. */
+  /** The prompt reached the LLM, so the conversation holds this exchange. */
   generated: boolean;
   sttFinalMs: number;
   sttDecodeMs: number;
@@ -125,6 +128,13 @@ export class Reply {
     return first && last ? { from: first.audio.from, to: last.audio.to } : null;
   }
 
+  /** What the user heard of this answer, for history: all of it, its heard part, or nothing. */
+  get settlement(): Settlement {
+    const o = this.outcome;
+    // The whole answer as the model wrote it (not trimmed): the next prompt then starts with the tokens it already evaluated.
+    return o.discarded ? { type: 'dropped' } : o.interrupted ? { type: 'interrupted', heard: o.heardText } : { type: 'whole', text: o.assistantText };
+  }
+
   /** Whether any of the answer had played once the output reached stream position `position`. */
   heardBy(position: number): boolean {
     const span = this.audioSpan;
@@ -153,9 +163,12 @@ export class Reply {
     const queue = new ClauseQueue();
     const speaking = this.speak(queue);
     const opts = this.deps.options();
+    const { llm, conversation } = this.deps;
     try {
+      conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t));
+      conversation.append(this.turn, text);
       this.outcome.generated = true;
-      await this.deps.llm.generate(text, {
+      await llm.generate(conversation.messages(), {
         signal: this.controller.signal,
         maxTokens: opts.maxTokens,
         temperature: opts.temperature,

@@ -32,7 +32,18 @@ export interface EngineTime {
   ttsFirstClauseMs: number | null;
 }
 
+/**
+ * An interrupted answer: when the interruption was confirmed, when playback had stopped, and where
+ * the speech that interrupted it began (the push-to-talk key press; null for the stop button).
+ */
+export interface BargeInTimes {
+  detectedMs: number;
+  playbackStoppedMs: number;
+  speechStartMs: number | null;
+}
+
 export interface TurnReport {
+  /** The turn's number, the `turn` its events carried (a merged or empty turn leaves a gap). */
   index: number;
   userText: string;
   assistantText: string;
@@ -41,8 +52,7 @@ export interface TurnReport {
   interrupted: boolean;
   /** What ended the user's speaking turn. */
   endReason: EndReason;
-  /** For an interrupted answer: when the interruption was confirmed, and when playback had stopped. */
-  bargeIn: { detectedMs: number; playbackStoppedMs: number } | null;
+  bargeIn: BargeInTimes | null;
   /** No answer audio was ready within turnBudgetMs, so a short holding phrase was spoken first. */
   holdingPhrase: boolean;
   /** The user went on talking after a pause before hearing any answer: both parts are this one turn. */
@@ -78,7 +88,7 @@ export interface ReportedTurn {
   endOfTurnMs: number;
   endReason: EndReason;
   reply: Reply;
-  bargeIn: { detectedMs: number; playbackStoppedMs: number } | null;
+  bargeIn: BargeInTimes | null;
   holdingPhrase: boolean;
   mergedContinuation: boolean;
   inputGainDb: number;

@@ -149,14 +149,15 @@ export class Segmenter {
   }
 
   /**
-   * Ends the current turn now (push-to-talk release, end of input...). Returns undefined when no
-   * turn is in progress; a candidate that never reached the minimum is discarded.
+   * Ends the current turn now (push-to-talk release, end of input...). A candidate that never
+   * reached the minimum is discarded, and says so like any other (a held answer must resume);
+   * undefined when nothing was in progress.
    */
   forceEnd(atMs: number, reason: EndReason): SegmenterEvent | undefined {
     const s = this.state;
     if (s.kind === 'speaking' || s.kind === 'trailing') return this.end(atMs, reason);
     this.state = { kind: 'idle' };
-    return undefined;
+    return s.kind === 'candidate' ? { type: 'discarded', startMs: s.startMs, atMs } : undefined;
   }
 
   private end(atMs: number, reason: EndReason, speechEndMs?: number): SegmenterEvent {

@@ -1,6 +1,6 @@
 import type { SpeechRecognizer, SttSession } from '../engines/stt';
 import type { VoiceActivityDetector } from '../engines/vad';
-import { VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad';
+import { VAD_SAMPLE_RATE } from '../engines/vad';
 import type { LanguageModel } from '../engines/llm';
 import type { SpeechSynthesizer } from '../engines/tts';
 import type { Settings } from '../settings/schema';
@@ -9,10 +9,12 @@ import type { ReportedTurn } from './report';
 import { AutoGain } from './auto-gain';
 import { BargeInPolicy, type AssistantPhase, type BargeInDecision } from './barge-in';
 import type { Clock } from './clock';
+import { Conversation } from './conversation';
 import { EchoCanceller } from './echo-canceller';
 import { EnergyTracker } from './energy';
 import { HoldingPhrases } from './holding-phrase';
 import { EventHub, type AssistantState } from './events';
+import { InputTimeline, WindowFramer } from './mic-input';
 import type { AudioOutput } from './output';
 import { PostRoll } from './post-roll';
 import { Reply } from './reply';
@@ -38,10 +40,6 @@ interface Carried {
   transcript: Promise<string>;
 }
 
-
-/** Input arriving this much later than its place on the clock means the input paused. */
-const RETIE_AFTER_MS = 250;
-
 /** Audio kept for prefix padding and boundary look-back. */
 const RING_MS = 1500;
 
@@ -61,15 +59,13 @@ export class VoicePipeline {
   /** The assistant's phase when the current speech candidate began: it sets how much speech counts. */
   private candidatePhase: AssistantPhase = 'idle';
   private carried: Carried | null = null;
-  private inputToClockMs: number | null = null;
+  private readonly timeline: InputTimeline;
   /** Where the user's last words ended (input time). */
   private lastSpeechEndMs = -Infinity;
   private readonly ring = new AudioRing(Math.round((RING_MS / 1000) * VAD_SAMPLE_RATE));
-  private readonly pendingFrame = new Float32Array(VAD_WINDOW);
+  private readonly framer = new WindowFramer();
   private readonly frames: Float32Array[] = [];
   private processing: Promise<void> = Promise.resolve();
-  private pendingLength = 0;
-  private samples = 0;
   private stt: SttSession | null = null;
   /** Push-to-talk key held since downMs. */
   private ptt: { downMs: number; firstSpeechMs: number | null } | null = null;
@@ -78,14 +74,22 @@ export class VoicePipeline {
   /** Replies run one at a time on the LLM: a new one waits for the previous to settle. */
   private llmChain: Promise<void> = Promise.resolve();
   private state: AssistantState = 'listening';
+  /** Finished turns' reports, the newest `keepReports` of them (every one is also a 'turn' event). */
   readonly reports: TurnReport[] = [];
+  private readonly keepReports: number;
+  /** What the language model is given each turn: the system prompt and what the user heard. */
+  readonly conversation: Conversation;
 
   constructor(
     private readonly engines: PipelineEngines,
     private readonly output: AudioOutput,
     private readonly clock: Clock,
     private readonly settings: () => Settings,
+    /** keepReports: how many reports `reports` keeps (default: all); an app that runs for days keeps the newest. */
+    options: { keepReports?: number } = {},
   ) {
+    this.keepReports = options.keepReports ?? Infinity;
+    this.timeline = new InputTimeline(clock);
     this.bargeIn = new BargeInPolicy(() => this.settings().bargeIn);
     this.segmenter = new Segmenter(() => {
       const e = this.settings().endpointing;
@@ -93,19 +97,12 @@ export class VoicePipeline {
     }, this.energy);
     this.holding = new HoldingPhrases(engines.tts);
     this.holding.prepare(settings().tts);
+    this.conversation = new Conversation(settings().llm.systemPrompt);
   }
 
   /** Input time: milliseconds of audio received so far. */
   get audioMs(): number {
-    return (this.samples / VAD_SAMPLE_RATE) * 1000;
-  }
-
-  /**
-   * Input time (ms of audio received) on the pipeline clock. Turn boundaries are found in input
-   * time, engine stages are timed on the clock; reports and events use the clock throughout.
-   */
-  private clockOf(inputMs: number): number {
-    return inputMs + (this.inputToClockMs ?? this.clock.now() - this.audioMs);
+    return this.timeline.ms;
   }
 
   /** Engine work is in flight: a fast clock must run at wall speed now. */
@@ -135,20 +132,7 @@ export class VoicePipeline {
    * resolves once this audio has been.
    */
   pushAudio(input: Float32Array): Promise<void> {
-    let o = 0;
-    while (o < input.length) {
-      const n = Math.min(VAD_WINDOW - this.pendingLength, input.length - o);
-      for (let i = 0; i < n; i++) {
-        const v = input[o + i]!;
-        this.pendingFrame[this.pendingLength + i] = Number.isFinite(v) ? Math.max(-1, Math.min(1, v)) : 0;
-      }
-      this.pendingLength += n;
-      o += n;
-      if (this.pendingLength === VAD_WINDOW) {
-        this.frames.push(this.pendingFrame.slice());
-        this.pendingLength = 0;
-      }
-    }
+    this.frames.push(...this.framer.push(input));
     this.processing = this.processing.then(() => this.drainFrames());
     return this.processing;
   }
@@ -168,17 +152,7 @@ export class VoicePipeline {
   private async processWindow(input: Float32Array): Promise<void> {
     const { vad } = this.engines;
     const cfg = this.settings();
-    // Input time and the clock are tied once, at the first window: input arrives in jittery bursts,
-    // but its samples are evenly spaced, so the echo reference is cut on the input's own timeline.
-    // (A whole number of samples, so every piece of the reference lands on the same sample grid.)
-    // Audio that resumes after a pause in the input (microphone muted, window reloaded) is tied
-    // again, or every later time would be off by the pause. A backlog of queued windows is not a
-    // pause: that lag is real latency.
-    if (this.inputToClockMs !== null && this.frames.length === 0 && this.clock.now() - (this.audioMs + VAD_WINDOW_MS + this.inputToClockMs) > RETIE_AFTER_MS) {
-      this.inputToClockMs = null;
-    }
-    this.inputToClockMs ??= Math.round((this.clock.now() - (this.audioMs + VAD_WINDOW_MS)) * (VAD_SAMPLE_RATE / 1000)) / (VAD_SAMPLE_RATE / 1000);
-    const heardFrom = this.audioMs + this.inputToClockMs;
+    const heardFrom = this.timeline.windowStart(this.frames.length > 0);
     // The assistant's own voice, as the speaker played it over this window, is taken out first: the
     // canceller fits the echo path on the raw input. Then a quiet microphone is raised to speech level
     // for everything that listens (VAD, energy envelope, recognizer); it does not learn the level of
@@ -192,12 +166,12 @@ export class VoicePipeline {
     const now = this.clock.now();
     this.energy.push(window, speech);
     this.ring.push(echoFree);
-    this.samples += window.length;
+    this.timeline.advance(window.length);
     const atMs = this.audioMs;
     this.postRoll.feed(window, atMs);
-    this.events.emit({ type: 'vad', t: this.clockOf(atMs), probability, speech, threshold: cfg.endpointing.vadThreshold, gainDb: round(this.inputGain.gainDb) });
+    this.events.emit({ type: 'vad', t: this.timeline.toClock(atMs), probability, speech, threshold: cfg.endpointing.vadThreshold, gainDb: round(this.inputGain.gainDb) });
     const phase = this.phase(now);
-    this.apply(this.bargeIn.tick(now));
+    this.runTimeouts(now);
     if (cfg.mode === 'push-to-talk') {
       // The key decides the turn; the VAD only places the speech inside it.
       if (this.ptt) {
@@ -213,31 +187,28 @@ export class VoicePipeline {
     const isNewCandidate = events.some((e) => e.type === 'candidate');
     if (this.stt && !isNewCandidate) this.stt.accept(window);
     for (const e of events) this.handle(e);
-    this.maybeHold(now, cfg.turnBudgetMs);
   }
 
   private handle(e: SegmenterEvent): void {
-    const t = this.clockOf(e.atMs);
+    const t = this.timeline.toClock(e.atMs);
     const now = this.clock.now();
     switch (e.type) {
       case 'candidate': {
-        this.stt?.abort();
-        this.stt = this.createSttSession(e.startMs);
+        this.resetStt(e.startMs);
         this.apply(this.bargeIn.onCandidate(now, this.candidatePhase));
         break;
       }
       case 'speech-start':
-        this.events.emit({ type: 'speech-start', t, startMs: this.clockOf(e.startMs) });
-        this.apply(this.bargeIn.onSpeechStart(now, this.phase(now)));
+        this.events.emit({ type: 'speech-start', t, startMs: this.timeline.toClock(e.startMs) });
+        this.apply(this.bargeIn.onSpeechStart(now, this.phase(now)), this.timeline.toClock(e.startMs));
         break;
       case 'discarded':
-        this.stt?.abort();
-        this.stt = null;
+        this.resetStt();
         this.apply(this.bargeIn.onDiscarded(now));
         break;
       case 'pause':
         this.lastSpeechEndMs = e.speechEndMs;
-        this.events.emit({ type: 'speech-end', t, speechEndMs: this.clockOf(e.speechEndMs) });
+        this.events.emit({ type: 'speech-end', t, speechEndMs: this.timeline.toClock(e.speechEndMs) });
         break;
       case 'resume':
         break;
@@ -247,7 +218,8 @@ export class VoicePipeline {
     }
   }
 
-  private apply(decisions: BargeInDecision[]): void {
+  /** `speechStartMs`: where the speech (or key press) that led to these decisions began. */
+  private apply(decisions: BargeInDecision[], speechStartMs: number | null = null): void {
     for (const d of decisions) {
       switch (d.type) {
         case 'pause':
@@ -259,7 +231,7 @@ export class VoicePipeline {
           this.events.emit({ type: 'playback', t: d.atMs, action: 'resumed' });
           break;
         case 'interrupt':
-          this.interrupt(d.atMs, d.pausedAtMs);
+          this.interrupt(d.atMs, d.pausedAtMs, speechStartMs);
           break;
         case 'continue-turn':
           this.continueTurn(d.atMs);
@@ -277,18 +249,23 @@ export class VoicePipeline {
     const t = this.audioMs;
     if (down && !this.ptt) {
       const now = this.clock.now();
-      this.apply(this.bargeIn.onKeyPress(now, this.phase(now)));
+      this.apply(this.bargeIn.onKeyPress(now, this.phase(now)), this.timeline.toClock(t));
       this.ptt = { downMs: t, firstSpeechMs: null };
-      this.stt?.abort();
-      this.stt = this.createSttSession(t);
-      this.events.emit({ type: 'speech-start', t: this.clockOf(t), startMs: this.clockOf(t) });
-      this.setState('hearing', this.clockOf(t));
+      this.resetStt(t);
+      this.events.emit({ type: 'speech-start', t: this.timeline.toClock(t), startMs: this.timeline.toClock(t) });
+      this.setState('hearing', this.timeline.toClock(t));
     } else if (!down && this.ptt) {
       const { downMs, firstSpeechMs } = this.ptt;
       this.ptt = null;
       const speechEndMs = this.energy.lastActiveEnd(t, t - downMs) ?? t;
       this.endTurn({ type: 'end-of-turn', speechStartMs: firstSpeechMs ?? downMs, speechEndMs, atMs: t, reason: 'push-to-talk' });
     }
+  }
+
+  /** The one place a recognizer session is dropped: its audio is not (or no longer) a turn. A new one starts at `onsetMs` if given. */
+  private resetStt(onsetMs?: number): void {
+    this.stt?.abort();
+    this.stt = onsetMs === undefined ? null : this.createSttSession(onsetMs);
   }
 
   /**
@@ -312,7 +289,7 @@ export class VoicePipeline {
    * The user spoke over an answer: playback stops (it already paused at `pausedAtMs` if the policy
    * held it), the answer is cancelled, and history keeps what was heard.
    */
-  private interrupt(atMs: number, pausedAtMs: number): void {
+  private interrupt(atMs: number, pausedAtMs: number, speechStartMs: number | null): void {
     const playedTo = this.output.position(atMs);
     const stoppedMs = this.output.paused ? pausedAtMs : atMs;
     this.output.stop(atMs);
@@ -320,7 +297,7 @@ export class VoicePipeline {
       if (p.reply.aborted) continue;
       if (p.reply.heardBy(playedTo)) {
         p.reply.cancel(playedTo, stoppedMs);
-        p.bargeIn = { detectedMs: round(atMs), playbackStoppedMs: round(stoppedMs) };
+        p.bargeIn = { detectedMs: round(atMs), playbackStoppedMs: round(stoppedMs), speechStartMs: speechStartMs === null ? null : round(speechStartMs) };
       } else p.reply.discard();
       // A reply that had finished producing is not waited on by the LLM chain: fix history now.
       if (p.settled) this.updateHistory(p.reply);
@@ -343,19 +320,48 @@ export class VoicePipeline {
 
   /** History keeps only what the user heard: all of an answer, its heard part, or nothing. */
   private updateHistory(reply: Reply): void {
-    const o = reply.outcome;
-    if (!o.generated) return;
-    if (o.discarded) this.engines.llm.dropLastExchange();
-    else if (o.interrupted) this.engines.llm.replaceLastReply(o.heardText, true);
+    if (reply.outcome.generated) this.conversation.settle(reply.turn, reply.settlement);
+  }
+
+  /**
+   * Runs what time alone decides (a held answer resuming, a holding phrase), then reports finished
+   * turns. The audio loop runs the same timeouts each window; the app's timer calls this, so they
+   * also fire while no microphone audio arrives (muted, capture stopped).
+   */
+  tick(): void {
+    this.runTimeouts(this.clock.now());
+    this.settle();
+  }
+
+  /**
+   * The earliest pipeline time at which a timeout falls due, or null when none is pending: a feeder
+   * that stops when the pipeline goes quiet must go on until then. It may lie in the past while
+   * the user is talking (a holding phrase waits for them).
+   */
+  nextWakeMs(): number | null {
+    const due = this.holdingDue(this.settings().turnBudgetMs).map((h) => h.atMs);
+    const resume = this.bargeIn.resumeAtMs;
+    if (resume !== null) due.push(resume);
+    return due.length > 0 ? Math.min(...due) : null;
+  }
+
+  private runTimeouts(now: number): void {
+    this.apply(this.bargeIn.tick(now));
+    this.maybeHold(now, this.settings().turnBudgetMs);
+  }
+
+  /** Turns still waiting for their answer's first audio, and when a holding phrase is due for each. */
+  private holdingDue(budgetMs: number): { turn: PendingTurn; atMs: number }[] {
+    return this.pending
+      .filter(({ reply: r, holdingPhrase }) => !holdingPhrase && !r.aborted && r.busy && r.audioSpan === null && r.outcome.userText)
+      .map((turn) => ({ turn, atMs: turn.endOfTurnMs + budgetMs }));
   }
 
   /** No answer audio within the turn budget: say a holding phrase so the user knows they were heard. */
   private maybeHold(now: number, budgetMs: number): void {
     if (this.segmenter.hasCandidate || this.bargeIn.holding) return;
-    for (const p of this.pending) {
-      const r = p.reply;
-      if (p.holdingPhrase || r.aborted || !r.busy || r.audioSpan !== null || !r.outcome.userText) continue;
-      if (now - p.endOfTurnMs < budgetMs) continue;
+    for (const { turn: p, atMs } of this.holdingDue(budgetMs)) {
+      if (now < atMs) continue;
       const phrase = this.holding.next();
       if (!phrase) continue;
       p.holdingPhrase = true;
@@ -376,6 +382,7 @@ export class VoicePipeline {
       this.turnIndex,
       {
         llm: this.engines.llm,
+        conversation: this.conversation,
         tts: this.holding.tts,
         output: this.output,
         clock: this.clock,
@@ -391,8 +398,8 @@ export class VoicePipeline {
     );
     const turn: PendingTurn = {
       index: this.turnIndex++,
-      speechStartMs: carried?.speechStartMs ?? this.clockOf(e.speechStartMs),
-      speechEndMs: this.clockOf(e.speechEndMs),
+      speechStartMs: carried?.speechStartMs ?? this.timeline.toClock(e.speechStartMs),
+      speechEndMs: this.timeline.toClock(e.speechEndMs),
       // The decision is made now: input time converted would drift by the processing lag.
       endOfTurnMs,
       endReason: e.reason,
@@ -440,8 +447,9 @@ export class VoicePipeline {
   }
 
   private report(p: PendingTurn): void {
-    const report = turnReport(this.reports.length, p, this.output);
+    const report = turnReport(p.index, p, this.output);
     this.reports.push(report);
+    if (this.reports.length > this.keepReports) this.reports.shift();
     this.events.emit({ type: 'turn', t: this.clock.now(), turn: p.index, report });
   }
 
@@ -449,10 +457,7 @@ export class VoicePipeline {
   endTurnNow(reason: EndReason): void {
     const e = this.segmenter.forceEnd(this.audioMs, reason);
     if (e) this.handle(e);
-    else {
-      this.stt?.abort();
-      this.stt = null;
-    }
+    else this.resetStt();
     // Now means now: recognizers still waiting for their post-roll finish with what they heard.
     this.postRoll.release();
   }
@@ -463,17 +468,17 @@ export class VoicePipeline {
    */
   stopSpeaking(): void {
     const now = this.clock.now();
-    this.bargeIn.onKeyPress(now, 'idle'); // forgets any hold: nothing should resume
-    if (this.pending.some((p) => !p.reply.aborted)) this.interrupt(now, now);
+    this.bargeIn.reset();
+    if (this.pending.some((p) => !p.reply.aborted)) this.interrupt(now, now, null);
     this.updateState(now);
   }
 
-  /** Forgets the conversation: stops any answer, then clears the LLM's history (system prompt kept). */
+  /** Forgets the conversation: stops any answer, then clears the history (system prompt kept). */
   async resetConversation(): Promise<void> {
     this.stopSpeaking();
     this.carried = null;
     await this.drain();
-    await this.engines.llm.resetConversation();
+    this.conversation.reset();
   }
 
   /** Resolves when every reply has been produced (audio may still be scheduled to play). */

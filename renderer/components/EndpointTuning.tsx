@@ -4,7 +4,8 @@
  * the current slider values would cut it. Moving a slider redraws the dashed markers at once.
  */
 import { useMemo } from 'react';
-import { replayEndpointing, VAD_HYSTERESIS, type Replay, type ReplaySettings, type VadPoint } from '../model/endpoint-replay';
+import { VAD_HYSTERESIS } from '../../electron/pipeline/vad-decision';
+import { replayEndpointing, type Replay, type ReplaySettings, type VadPoint } from '../model/endpoint-replay';
 import { formatMs } from '../model/latency';
 import { useUi, type LiveTurn } from '../store';
 import { Slider } from './Slider';

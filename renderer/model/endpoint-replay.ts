@@ -5,6 +5,7 @@
  * so here a boundary is the last window at or above the threshold (within a window, ~32 ms).
  */
 import { Segmenter, type EndReason, type SpeechBoundaries } from '../../electron/pipeline/segmenter';
+import { isSpeech, VAD_HYSTERESIS } from '../../electron/pipeline/vad-decision';
 
 /** One VAD window: its end time (pipeline clock, ms) and Silero's speech probability. */
 export interface VadPoint {
@@ -32,9 +33,6 @@ export interface Replay {
   /** Sounds too short to start a turn. */
   discarded: { startMs: number; endMs: number }[];
 }
-
-/** The VAD model's hysteresis (electron/engines/vad.ts): once speaking, speech holds down to threshold - 0.15. */
-export const VAD_HYSTERESIS = 0.15;
 
 const WINDOW_MS = 32;
 
@@ -76,7 +74,7 @@ export function replayEndpointing(trace: readonly VadPoint[], s: ReplaySettings)
   let speaking = false;
   for (index = 0; index < trace.length; index++) {
     const w = trace[index]!;
-    speaking = speaking ? w.p >= s.vadThreshold - VAD_HYSTERESIS : w.p >= s.vadThreshold;
+    speaking = isSpeech(speaking, w.p, s.vadThreshold);
     for (const e of segmenter.push(w.t, speaking)) {
       if (e.type === 'end-of-turn') turns.push({ startMs: e.speechStartMs, speechEndMs: e.speechEndMs, endMs: e.atMs, reason: e.reason });
       else if (e.type === 'discarded') discarded.push({ startMs: e.startMs, endMs: e.atMs });

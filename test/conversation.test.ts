@@ -1,0 +1,131 @@
+/**
+ * The conversation history (pure): exchanges keyed by turn, settled with what the user heard,
+ * trimmed by tokens, versioned. Token counts here are words, so the sizes are easy to follow.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Conversation } from '../electron/pipeline/conversation';
+
+const words = (text: string) => (text ? text.split(' ').length : 0);
+const said = (c: Conversation) => c.messages().map((m) => `${m.role}:${m.text}`);
+
+describe('Conversation', () => {
+  it('gives the system prompt, then each exchange; a turn not settled yet ends with the user', () => {
+    const c = new Conversation('Be brief.');
+    assert.deepEqual(said(c), ['system:Be brief.']);
+    c.append(0, 'hello');
+    assert.deepEqual(said(c), ['system:Be brief.', 'user:hello']);
+    c.settle(0, { type: 'whole', text: ' Hi there.' });
+    c.append(1, 'what time is it');
+    assert.deepEqual(said(c), ['system:Be brief.', 'user:hello', 'assistant: Hi there.', 'user:what time is it']);
+  });
+
+  it('keeps the heard part of an interrupted answer, marked "…"; settling again replaces it', () => {
+    const c = new Conversation('S');
+    c.append(0, 'tell me a story');
+    c.settle(0, { type: 'whole', text: 'Once upon a time there was a cat.' });
+    // The answer had been written in full, then the user cut it off while it played.
+    c.settle(0, { type: 'interrupted', heard: 'Once upon a time' });
+    assert.deepEqual(said(c), ['system:S', 'user:tell me a story', 'assistant:Once upon a time…']);
+  });
+
+  it('drops an exchange whose answer was never heard', () => {
+    const c = new Conversation('S');
+    c.append(0, 'hello');
+    c.settle(0, { type: 'whole', text: 'Hi.' });
+    c.append(1, 'set a timer for');
+    c.settle(1, { type: 'dropped' });
+    assert.deepEqual(said(c), ['system:S', 'user:hello', 'assistant:Hi.']);
+  });
+
+  it('edits the turn it names, not the last exchange: settling turn 3 after turn 4 was appended', () => {
+    const c = new Conversation('S');
+    c.append(3, 'first question');
+    c.append(4, 'second question');
+    c.settle(3, { type: 'interrupted', heard: 'A part' });
+    assert.deepEqual(said(c), ['system:S', 'user:first question', 'assistant:A part…', 'user:second question']);
+    c.settle(4, { type: 'whole', text: 'Second answer.' });
+    c.settle(3, { type: 'dropped' });
+    assert.deepEqual(said(c), ['system:S', 'user:second question', 'assistant:Second answer.']);
+  });
+
+  it('ignores a turn it does not hold (trimmed or reset since)', () => {
+    const c = new Conversation('S');
+    c.append(0, 'hello');
+    c.reset();
+    const v = c.version;
+    c.settle(0, { type: 'whole', text: 'Hi.' });
+    assert.deepEqual(said(c), ['system:S']);
+    assert.equal(c.version, v);
+  });
+
+  it('changes its version on every edit, and only then', () => {
+    const c = new Conversation('S');
+    const versions = [c.version];
+    const step = (edit: () => void) => {
+      edit();
+      versions.push(c.version);
+    };
+    step(() => c.append(0, 'hello'));
+    step(() => c.settle(0, { type: 'whole', text: 'Hi.' }));
+    step(() => c.settle(0, { type: 'interrupted', heard: 'H' }));
+    step(() => c.setSystemPrompt('T'));
+    step(() => c.append(1, 'again'));
+    step(() => c.settle(1, { type: 'dropped' }));
+    step(() => c.reset());
+    assert.equal(new Set(versions).size, versions.length, `versions ${versions.join(',')}`);
+    const v = c.version;
+    c.setSystemPrompt('T');
+    c.trim(1000, words);
+    void c.messages();
+    assert.equal(c.version, v, 'no edit: same system prompt, nothing to trim, reading');
+  });
+
+  it('keeps the history while it fits in half the context', () => {
+    const c = new Conversation('one two');
+    // Each message counts its words plus 8 tokens of framing: 10 + 9 + 9 = 28 of 56.
+    c.append(0, 'a');
+    c.settle(0, { type: 'whole', text: 'b' });
+    const v = c.version;
+    c.trim(56, words);
+    assert.equal(c.messages().length, 3);
+    assert.equal(c.version, v);
+  });
+
+  it('past half the context, drops the oldest whole exchanges until it fits in a quarter; the system prompt stays', () => {
+    const c = new Conversation('one two');
+    for (let turn = 0; turn < 5; turn++) {
+      c.append(turn, `q${turn}`);
+      c.settle(turn, { type: 'whole', text: `a${turn}` });
+    }
+    // 10 (system) + 5 exchanges of 18 = 100 > 160 / 2: down to at most 40, that is one exchange left.
+    const v = c.version;
+    c.trim(160, words);
+    assert.deepEqual(said(c), ['system:one two', 'user:q4', 'assistant:a4']);
+    assert.notEqual(c.version, v);
+  });
+
+  it('trims an exchange not settled yet as its user message alone', () => {
+    const c = new Conversation('one two');
+    c.append(0, 'q0');
+    c.settle(0, { type: 'whole', text: 'a0' });
+    c.append(1, 'q1');
+    // 10 + 18 + 9 = 37 > 64 / 2; without the first exchange 19, still over 64 / 4: the second goes too.
+    c.trim(64, words);
+    assert.deepEqual(said(c), ['system:one two']);
+    c.append(2, 'q2');
+    c.trim(80, words);
+    assert.deepEqual(said(c), ['system:one two', 'user:q2']);
+  });
+
+  it('reset forgets every exchange and keeps the system prompt; a new prompt leads the history', () => {
+    const c = new Conversation('S');
+    c.append(0, 'hello');
+    c.settle(0, { type: 'whole', text: 'Hi.' });
+    c.setSystemPrompt('T');
+    assert.equal(c.systemPrompt, 'T');
+    assert.deepEqual(said(c), ['system:T', 'user:hello', 'assistant:Hi.']);
+    c.reset();
+    assert.deepEqual(said(c), ['system:T']);
+  });
+});
