@@ -4,10 +4,9 @@
  * and for the controller's first-run download.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { AssistantController } from '../electron/app/controller';
 import { fetchModel, type FetchFunction } from '../native-models/downloader';
+import { firstRunController } from './first-run-helpers';
 import { tempDir } from './helpers';
 import { modelServerForSuite } from './model-server';
 
@@ -47,17 +46,8 @@ describe('downloads use the injected fetch', () => {
   });
 
   it("the controller's first-run download goes through ControllerOptions.fetch", async () => {
-    const dir = tempDir('lva-fetch-first-');
-    const models = path.join(dir, 'models');
     const { fetch: injected, urls } = recordingFetch();
-    const controller = new AssistantController({
-      settingsFile: path.join(dir, 'settings.json'),
-      modelRoots: () => [models],
-      audioSink: () => null,
-      downloadRoot: models,
-      catalog: server().catalog,
-      fetch: injected,
-    });
+    const { controller } = firstRunController(tempDir('lva-fetch-first-'), server().catalog, { fetch: injected });
     try {
       await controller.start();
       const status = () => controller.snapshot().status;

@@ -8,11 +8,11 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { AssistantController } from '../electron/app/controller';
 import type { AppEvent, AppStatus } from '../electron/ipc-contract';
 import { verifyModel } from '../native-models/downloader';
 import { browserMissing, launchBrowser, startBridge } from './browser-harness';
 import type { ModelEntry } from '../native-models/types';
+import { firstRunController } from './first-run-helpers';
 import { MODELS, SPEECH, tempDir } from './helpers';
 import { modelServerForSuite } from './model-server';
 
@@ -35,16 +35,8 @@ describe('first run: download the models, then talk', () => {
   const server = modelServerForSuite();
 
   it('the controller offers the plan, downloads and verifies it, then loads the models', async () => {
-    const dir = tempDir('lva-first-');
-    const models = path.join(dir, 'models');
+    const { controller, models } = firstRunController(tempDir('lva-first-'), server().catalog);
     const events: AppEvent[] = [];
-    const controller = new AssistantController({
-      settingsFile: path.join(dir, 'settings.json'),
-      modelRoots: () => [models],
-      audioSink: () => null,
-      downloadRoot: models,
-      catalog: server().catalog,
-    });
     controller.on((e) => events.push(e));
     try {
       await controller.start();
@@ -83,21 +75,11 @@ describe('first run: download the models, then talk', () => {
   /** Only the voice is missing: the rest are the shared test models. */
   function voiceOnlyController(dir: string, voices: ModelEntry[]) {
     const catalog = [...server().catalog.filter((e) => e.kind !== 'tts'), ...voices];
-    const models = path.join(dir, 'models');
     // The shared vad, stt and llm folders, without the shared voices (they would count as installed).
     const others = path.join(dir, 'others');
     mkdirSync(others);
     for (const sub of ['vad', 'stt', 'llm']) symlinkSync(path.join(MODELS, sub), path.join(others, sub));
-    return {
-      models,
-      controller: new AssistantController({
-        settingsFile: path.join(dir, 'settings.json'),
-        modelRoots: () => [models, others],
-        audioSink: () => null,
-        downloadRoot: models,
-        catalog,
-      }),
-    };
+    return firstRunController(dir, catalog, { otherRoots: [others] });
   }
 
   /** A "voice" whose model file is really the VAD's onnx: right size and hash, but no voice. */

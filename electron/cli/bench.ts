@@ -10,21 +10,20 @@ import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUNDLED_MODELS_DIR, defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
 import { readWavFile } from '../audio/wav';
 import { toMono16k } from '../audio/resample';
 import { instrument, newAccount, type EngineAccount } from '../bench/instrument';
 import { UserError } from '../errors';
 import { FastForwardClock } from '../pipeline/clock';
-import { feedAudio } from '../pipeline/feed';
-import { loadEngines } from '../pipeline/load-engines';
 import { TimelineOutput } from '../pipeline/output';
 import type { TurnReport } from '../pipeline/report';
+import { runInput } from '../pipeline/run-input';
 import { distribution, type Distribution } from '../pipeline/stats';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../settings/schema';
 import { parseCli, runCli } from './args';
+import { loadEnginesFor } from './engines-for';
 
 const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json]';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -84,11 +83,7 @@ async function runOnce(engines: Parameters<typeof instrument>[0], clips: Clip[],
     pipeline.events.on((e) => {
       if (e.type === 'audio') account.llm.audioMs += e.endMs - e.startMs;
     });
-    await feedAudio(pipeline, clip.samples, clock, output, { fast: true });
-    pipeline.endTurnNow('input-ended');
-    await pipeline.drain();
-    pipeline.settle();
-    perClip.push(pipeline.reports);
+    perClip.push(await runInput(pipeline, clip.samples, clock, output, { fast: true }));
   }
   return perClip;
 }
@@ -160,8 +155,7 @@ Usage: ${USAGE}
   // Short answers keep a run about latency, not about how long the model can talk.
   const settings = values.settings ? base : mergeSettings(base, { llm: { maxTokens: 64 } });
   const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
-  const roots = searchOrder({ explicit: values.models ?? settings.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: BUNDLED_MODELS_DIR });
-  const engines = await loadEngines(() => settings, roots);
+  const engines = await loadEnginesFor(settings, values.models);
   const account = newAccount();
   const reports: TurnReport[] = [];
   const barge: number[] = [];

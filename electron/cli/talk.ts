@@ -3,20 +3,19 @@
  * a WAV file on the same timeline, and every turn is printed and reported. Same code as the app.
  */
 import { writeFile } from 'node:fs/promises';
-import { BUNDLED_MODELS_DIR, defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
 import { readWavFile, writeWavFile } from '../audio/wav';
 import { toMono16k } from '../audio/resample';
 import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, type Settings } from '../settings/schema';
 import { FastForwardClock, RealtimeClock } from '../pipeline/clock';
 import { EchoSimulator, parseEchoSpec } from '../pipeline/echo';
-import { feedAudio } from '../pipeline/feed';
-import { loadEngines } from '../pipeline/load-engines';
 import { TimelineOutput } from '../pipeline/output';
 import type { TurnReport } from '../pipeline/report';
+import { runInput } from '../pipeline/run-input';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { UserError } from '../errors';
 import { parseCli, parsePttSchedule, runCli } from './args';
+import { loadEnginesFor } from './engines-for';
 
 const USAGE =
   'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--echo GAIN:DELAY_MS] [--fast] [--quiet]';
@@ -90,12 +89,7 @@ async function main(): Promise<void> {
   const audio = await readWavFile(values.input);
   const samples = toMono16k(audio);
 
-  const roots = searchOrder({
-    explicit: values.models ?? settings.models.dir ?? undefined,
-    user: defaultUserModelsDir(),
-    bundled: BUNDLED_MODELS_DIR,
-  });
-  const engines = await loadEngines(() => settings, roots);
+  const engines = await loadEnginesFor(settings, values.models);
   const log = (line: string) => {
     if (!values.quiet) console.log(line);
   };
@@ -121,8 +115,10 @@ async function main(): Promise<void> {
   try {
     let held = false;
     const speakers = echo ? new EchoSimulator(output, echo.gain, echo.delayMs) : null;
-    await feedAudio(pipeline, samples, clock, output, {
+    await runInput(pipeline, samples, clock, output, {
       fast: values.fast,
+      // As talk always has: a turn still open when the silence tail runs out (maxTailMs) stays unreported.
+      endTurn: false,
       beforeFrame: (frame, startMs) => {
         speakers?.mixInto(frame, startMs);
         if (!ptt) return;
@@ -130,8 +126,6 @@ async function main(): Promise<void> {
         if (down !== held) pipeline.pushToTalk((held = down));
       },
     });
-    await pipeline.drain();
-    pipeline.settle();
   } finally {
     await engines.dispose();
   }

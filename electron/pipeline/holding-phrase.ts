@@ -11,27 +11,15 @@ export interface HoldingAudio {
 
 /**
  * Holding phrases, synthesized ahead of time so one can play the instant a turn runs over its
- * budget. Synthesis shares the voice engine with the answers, so this also owns the one queue all
- * synthesis goes through (`tts`): a phrase being prepared never runs alongside an answer's clause.
+ * budget. `tts` is the serialized synthesizer the answers share (tts-queue.ts): a phrase being
+ * prepared never runs alongside an answer's clause.
  */
 export class HoldingPhrases {
-  readonly tts: SpeechSynthesizer;
   private ready: HoldingAudio[] = [];
   private key = '';
   private turn = 0;
 
-  constructor(engine: SpeechSynthesizer) {
-    let chain: Promise<unknown> = Promise.resolve();
-    this.tts = {
-      sampleRate: engine.sampleRate,
-      info: engine.info,
-      synthesize: (text, opts) => {
-        const run = chain.then(() => engine.synthesize(text, opts));
-        chain = run.catch(() => undefined);
-        return run;
-      },
-    };
-  }
+  constructor(private readonly tts: SpeechSynthesizer) {}
 
   /** (Re)synthesizes the phrases for this voice if it changed. Call when the assistant is idle. */
   prepare(voice: { speakerId: number; speed: number }): void {

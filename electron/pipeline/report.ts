@@ -1,5 +1,3 @@
-import type { AudioOutput } from './output';
-import type { Reply } from './reply';
 import type { EndReason } from './segmenter';
 
 /** Milliseconds on the pipeline clock (for `talk`: from the start of the input file). */
@@ -79,57 +77,4 @@ export function latencyOf(t: TurnTimings): TurnLatency {
 
 export function round(x: number): number {
   return Math.round(x * 10) / 10;
-}
-
-/** What the pipeline knows of a turn when its answer is done (times on the pipeline clock). */
-export interface ReportedTurn {
-  speechStartMs: number;
-  speechEndMs: number;
-  endOfTurnMs: number;
-  endReason: EndReason;
-  reply: Reply;
-  bargeIn: BargeInTimes | null;
-  holdingPhrase: boolean;
-  mergedContinuation: boolean;
-  inputGainDb: number;
-}
-
-/** The report of a finished turn; audio times are when it really played, pauses included. */
-export function turnReport(index: number, p: ReportedTurn, output: AudioOutput): TurnReport {
-  const o = p.reply.outcome;
-  // The estimates made when the audio was queued do not know of later pauses: ask the output.
-  const span = p.reply.audioSpan;
-  const firstAudioMs = (span && output.timeOf(span.from)) ?? o.firstAudioMs;
-  const lastAudioMs = p.bargeIn ? p.bargeIn.playbackStoppedMs : ((span && output.timeOf(span.to, true)) ?? o.lastAudioMs);
-  const orNull = (x: number | null) => (x === null ? null : round(x));
-  const timings: TurnTimings = {
-    speechStartMs: round(p.speechStartMs),
-    speechEndMs: round(p.speechEndMs),
-    endOfTurnMs: round(p.endOfTurnMs),
-    sttFinalMs: round(o.sttFinalMs),
-    llmFirstTokenMs: orNull(o.llmFirstTokenMs),
-    firstClauseMs: orNull(o.firstClauseMs),
-    firstAudioMs: orNull(firstAudioMs),
-    lastAudioMs: orNull(lastAudioMs),
-  };
-  return {
-    index,
-    userText: o.userText,
-    assistantText: o.assistantText.trim(),
-    heardText: o.heardText,
-    interrupted: o.interrupted,
-    endReason: p.endReason,
-    bargeIn: p.bargeIn,
-    holdingPhrase: p.holdingPhrase,
-    mergedContinuation: p.mergedContinuation,
-    inputGainDb: p.inputGainDb,
-    timings,
-    latency: latencyOf(timings),
-    engine: {
-      sttFinalDecodeMs: round(o.sttDecodeMs),
-      llmUntilFirstClauseMs: orNull(o.llmUntilFirstClauseMs),
-      ttsFirstClauseMs: orNull(o.ttsFirstClauseMs),
-    },
-    ...(o.error ? { error: o.error } : {}),
-  };
 }

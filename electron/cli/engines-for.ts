@@ -1,0 +1,12 @@
+import { BUNDLED_MODELS_DIR, defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
+import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
+import type { Settings } from '../settings/schema';
+
+/**
+ * The engines a command-line run uses: models from --models, else the settings' folder, then the
+ * user's models folder, then the bundled ones (the app's order, so a command finds what the app finds).
+ */
+export function loadEnginesFor(settings: Settings, modelsFlag: string | undefined): Promise<LoadedEngines> {
+  const roots = searchOrder({ explicit: modelsFlag ?? settings.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: BUNDLED_MODELS_DIR });
+  return loadEngines(() => settings, roots);
+}

@@ -1,0 +1,308 @@
+import type { LanguageModel } from '../engines/llm';
+import type { SpeechSynthesizer } from '../engines/tts';
+import type { Settings } from '../settings/schema';
+import { PlayingSink } from './utterance-sink';
+import { BargeInPolicy, type AssistantPhase, type BargeInDecision } from './barge-in';
+import type { Clock } from './clock';
+import { Conversation } from './conversation';
+import type { EventHub } from './events';
+import { HoldingPhrases } from './holding-phrase';
+import type { AudioOutput } from './output';
+import { Reply } from './reply';
+import { round, type TurnReport } from './report';
+import { serialSynthesizer } from './tts-queue';
+import { newTurnRecord, turnReport } from './turn-record';
+import type { EndedTurn, TurnEvent } from './turn-taking';
+import { Utterance } from './utterance';
+
+/** A turn being answered, with what else was said for it. */
+interface PendingTurn {
+  reply: Reply;
+  /** The holding phrase spoken while the answer was late, if any. */
+  holding: Utterance | null;
+  /** Nothing more will be produced; history has been updated. */
+  settled: boolean;
+}
+
+/** A turn whose answer was dropped because the user went on talking: the next turn continues it. */
+interface Carried {
+  speechStartMs: number;
+  transcript: Promise<string>;
+}
+
+/** What responding needs to know of the user's side. */
+export interface UserTurnState {
+  /** Speech that may become a turn is in progress. */
+  readonly hasCandidate: boolean;
+  /** The user may be talking. */
+  readonly active: boolean;
+}
+
+/**
+ * Responding: turn events in, spoken answers out. It owns the conversation, the answers being made
+ * or played, the barge-in policy that decides what the user's speech does to them, and the holding
+ * phrase; every decision that time alone makes runs from `tick`.
+ */
+export class Responding {
+  private readonly bargeIn: BargeInPolicy;
+  private readonly tts: SpeechSynthesizer;
+  private readonly holding: HoldingPhrases;
+  private readonly pending: PendingTurn[] = [];
+  private carried: Carried | null = null;
+  /** Replies run one at a time on the LLM: a new one waits for the previous to settle. */
+  private llmChain: Promise<void> = Promise.resolve();
+  /** Finished turns' reports, the newest `keepReports` of them (every one is also a 'turn' event). */
+  readonly reports: TurnReport[] = [];
+  /** What the language model is given each turn: the system prompt and what the user heard. */
+  readonly conversation: Conversation;
+
+  constructor(
+    private readonly engines: { llm: LanguageModel; tts: SpeechSynthesizer },
+    private readonly output: AudioOutput,
+    private readonly clock: Clock,
+    private readonly settings: () => Settings,
+    private readonly events: EventHub,
+    private readonly user: UserTurnState,
+    private readonly keepReports: number,
+  ) {
+    this.bargeIn = new BargeInPolicy(() => this.settings().bargeIn);
+    this.tts = serialSynthesizer(engines.tts);
+    this.holding = new HoldingPhrases(this.tts);
+    this.holding.prepare(settings().tts);
+    this.conversation = new Conversation(settings().llm.systemPrompt);
+  }
+
+  /** The gate turn taking asks: whether speech counts in a phase, and how much of it. */
+  get gate(): Pick<BargeInPolicy, 'listens' | 'minSpeechMs'> {
+    return { listens: (p) => this.bargeIn.listens(p), minSpeechMs: (p, ms) => this.bargeIn.minSpeechMs(p, ms) };
+  }
+
+  /** Engine work is in flight. */
+  get busy(): boolean {
+    return this.pending.some((p) => p.reply.busy);
+  }
+
+  /** An answer is being made or played, or playback is held for speech that may be a barge-in. */
+  get active(): boolean {
+    return this.pending.length > 0 || this.bargeIn.holding;
+  }
+
+  get answering(): boolean {
+    return this.pending.length > 0;
+  }
+
+  /**
+   * Where the assistant is: nothing to say, an answer on its way, or an answer being heard. A
+   * holding phrase leaves it pending: speech over it goes on with the turn, as no answer was heard.
+   */
+  phase(now: number): AssistantPhase {
+    if (this.pending.length === 0) return 'idle';
+    const position = this.output.position(now);
+    const speaking = this.pending.some(({ reply: r }) => {
+      const span = r.audioSpan;
+      return !r.aborted && r.heardBy(position) && (r.busy || (span !== null && position < span.to));
+    });
+    return speaking ? 'speaking' : 'pending';
+  }
+
+  onTurnEvent(e: TurnEvent): void {
+    switch (e.type) {
+      case 'candidate':
+        this.apply(this.bargeIn.onCandidate(e.atMs, e.phase));
+        break;
+      case 'speech-start':
+        this.apply(this.bargeIn.onSpeechStart(e.atMs, this.phase(e.atMs)), e.startMs);
+        break;
+      case 'key-down':
+        this.apply(this.bargeIn.onKeyPress(e.atMs, this.phase(e.atMs)), e.startMs);
+        break;
+      case 'discarded':
+        this.apply(this.bargeIn.onDiscarded(e.atMs));
+        break;
+      case 'pause':
+      case 'resume':
+        break;
+      case 'end-of-turn':
+        this.answer(e.turn);
+        break;
+    }
+  }
+
+  /** `speechStartMs`: where the speech (or key press) that led to these decisions began. */
+  private apply(decisions: BargeInDecision[], speechStartMs: number | null = null): void {
+    for (const d of decisions) {
+      switch (d.type) {
+        case 'pause':
+          this.output.pause(d.atMs);
+          this.events.emit({ type: 'playback', t: d.atMs, action: 'paused' });
+          break;
+        case 'resume':
+          this.output.resume(d.atMs);
+          this.events.emit({ type: 'playback', t: d.atMs, action: 'resumed' });
+          break;
+        case 'interrupt':
+          this.interrupt(d.atMs, d.pausedAtMs, speechStartMs);
+          break;
+        case 'continue-turn':
+          this.continueTurn(d.atMs);
+          break;
+      }
+    }
+  }
+
+  /**
+   * The user spoke over an answer: playback stops (it already paused at `pausedAtMs` if the policy
+   * held it), the answer is cancelled, and history keeps what was heard.
+   */
+  private interrupt(atMs: number, pausedAtMs: number, speechStartMs: number | null): void {
+    const playedTo = this.output.position(atMs);
+    const stoppedMs = this.output.paused ? pausedAtMs : atMs;
+    this.output.stop(atMs);
+    for (const p of this.pending) {
+      p.holding?.discard();
+      if (p.reply.aborted) continue;
+      if (p.reply.heardBy(playedTo)) {
+        p.reply.cancel(playedTo, stoppedMs);
+        p.reply.record.bargeIn = { detectedMs: round(atMs), playbackStoppedMs: round(stoppedMs), speechStartMs: speechStartMs === null ? null : round(speechStartMs) };
+      } else p.reply.discard();
+      // A reply that had finished producing is not waited on by the LLM chain: fix history now.
+      if (p.settled) this.updateHistory(p.reply);
+    }
+  }
+
+  /**
+   * The user went on talking before hearing any answer: the pending answers are dropped (never
+   * played, not in history) and the turn in progress continues the last of them.
+   */
+  private continueTurn(atMs: number): void {
+    this.output.stop(atMs);
+    for (const p of this.pending.splice(0)) {
+      p.holding?.discard();
+      p.reply.discard();
+      if (p.settled) this.updateHistory(p.reply);
+      this.carried = { speechStartMs: this.carried?.speechStartMs ?? p.reply.record.speechStartMs, transcript: p.reply.transcript };
+      this.events.emit({ type: 'merged', t: atMs, turn: p.reply.turn });
+    }
+  }
+
+  /** History keeps only what the user heard: all of an answer, its heard part, or nothing. */
+  private updateHistory(reply: Reply): void {
+    if (reply.record.generated) this.conversation.settle(reply.turn, reply.settlement);
+  }
+
+  /** Starts the answer to a turn that has ended. */
+  private answer(turn: EndedTurn): void {
+    const carried = this.carried;
+    this.carried = null;
+    const record = newTurnRecord({
+      index: turn.index,
+      speechStartMs: carried?.speechStartMs ?? turn.speechStartMs,
+      speechEndMs: turn.speechEndMs,
+      endOfTurnMs: turn.endOfTurnMs,
+      endReason: turn.reason,
+      mergedContinuation: carried !== null,
+      inputGainDb: turn.inputGainDb,
+    });
+    const reply = new Reply(
+      record,
+      {
+        llm: this.engines.llm,
+        conversation: this.conversation,
+        tts: this.tts,
+        sink: new PlayingSink(this.output),
+        clock: this.clock,
+        events: this.events,
+        options: () => {
+          const s = this.settings();
+          return { maxTokens: s.llm.maxTokens, temperature: s.llm.temperature, speakerId: s.tts.speakerId, speed: s.tts.speed };
+        },
+        before: this.llmChain,
+        ...(carried ? { carried: carried.transcript } : {}),
+      },
+      turn.transcript,
+    );
+    const pending: PendingTurn = { reply, holding: null, settled: false };
+    this.llmChain = reply.done.then(() => {
+      pending.settled = true;
+      this.updateHistory(reply);
+    });
+    this.pending.push(pending);
+    this.events.emit({ type: 'end-of-turn', t: record.endOfTurnMs, turn: record.index, speechStartMs: record.speechStartMs, speechEndMs: record.speechEndMs, reason: record.endReason });
+  }
+
+  /** Runs what time alone decides: a held answer resuming, a holding phrase falling due. */
+  tick(now: number): void {
+    this.apply(this.bargeIn.tick(now));
+    this.maybeHold(now, this.settings().turnBudgetMs);
+  }
+
+  /** The earliest pipeline time at which a timeout falls due, or null when none is pending. */
+  nextWakeMs(): number | null {
+    const due = this.holdingDue(this.settings().turnBudgetMs).map((h) => h.atMs);
+    const resume = this.bargeIn.resumeAtMs;
+    if (resume !== null) due.push(resume);
+    return due.length > 0 ? Math.min(...due) : null;
+  }
+
+  /** Turns still waiting for their answer's first audio, and when a holding phrase is due for each. */
+  private holdingDue(budgetMs: number): { turn: PendingTurn; atMs: number }[] {
+    return this.pending
+      .filter(({ reply: r, holding }) => !holding && !r.aborted && r.busy && r.audioSpan === null && r.record.userText)
+      .map((turn) => ({ turn, atMs: turn.reply.record.endOfTurnMs + budgetMs }));
+  }
+
+  /** No answer audio within the turn budget: say a holding phrase so the user knows they were heard. */
+  private maybeHold(now: number, budgetMs: number): void {
+    if (this.user.hasCandidate || this.bargeIn.holding) return;
+    for (const { turn: p, atMs } of this.holdingDue(budgetMs)) {
+      if (now < atMs) continue;
+      const phrase = this.holding.next();
+      if (!phrase) continue;
+      p.reply.record.holdingPhrase = true;
+      p.holding = new Utterance({ kind: 'audio', ...phrase }, { tts: this.tts, sink: new PlayingSink(this.output), clock: this.clock, voice: () => this.settings().tts });
+      this.events.emit({ type: 'holding-phrase', t: now, turn: p.reply.turn, text: phrase.text });
+    }
+  }
+
+  /** Reports turns whose reply is complete and whose audio has finished playing. */
+  settle(now: number): void {
+    const position = this.output.position(now);
+    while (this.pending.length > 0) {
+      const p = this.pending[0]!;
+      const span = p.reply.audioSpan;
+      if (!p.settled || (span && !p.reply.aborted && position < span.to)) break;
+      this.pending.shift();
+      if (p.reply.record.userText) this.report(p.reply);
+    }
+    if (this.pending.length === 0 && !this.bargeIn.holding && !this.user.active) this.holding.prepare(this.settings().tts);
+  }
+
+  private report(reply: Reply): void {
+    const report = turnReport(reply.record, this.output);
+    this.reports.push(report);
+    if (this.reports.length > this.keepReports) this.reports.shift();
+    this.events.emit({ type: 'turn', t: this.clock.now(), turn: reply.turn, report });
+  }
+
+  /**
+   * The user asked for silence (a stop button, Escape), in any mode: the answer being spoken stops
+   * now and keeps its heard part in history; answers not yet heard are dropped.
+   */
+  stopSpeaking(now: number): void {
+    this.bargeIn.reset();
+    if (this.pending.some((p) => !p.reply.aborted)) this.interrupt(now, now, null);
+  }
+
+  /** Forgets the conversation once any answer has stopped: the history is cleared (system prompt kept). */
+  async resetConversation(): Promise<void> {
+    this.carried = null;
+    await this.drain();
+    this.conversation.reset();
+  }
+
+  /** Resolves when every reply has been produced (audio may still be scheduled to play). */
+  async drain(): Promise<void> {
+    await Promise.all(this.pending.map((p) => p.reply.done));
+    await this.llmChain;
+  }
+}

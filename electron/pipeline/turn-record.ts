@@ -1,0 +1,99 @@
+import type { AudioOutput } from './output';
+import { latencyOf, round, type BargeInTimes, type TurnReport, type TurnTimings } from './report';
+import type { EndReason } from './segmenter';
+import type { UtteranceTimes } from './utterance';
+
+/** What the report needs of the spoken answer (an Utterance is one). */
+export interface SpokenAnswer {
+  readonly text: string;
+  readonly heardText: string;
+  readonly times: UtteranceTimes;
+  readonly audioSpan: { from: number; to: number } | null;
+}
+
+/**
+ * Everything known of one turn, filled in as it goes: by turn taking when it ends, by its reply
+ * as the words and the answer come, by responding when it is interrupted. Times on the pipeline
+ * clock. `turnReport` is the one place it becomes a report.
+ */
+export interface TurnRecord {
+  index: number;
+  speechStartMs: number;
+  speechEndMs: number;
+  endOfTurnMs: number;
+  endReason: EndReason;
+  /** The user went on talking after a pause before hearing any answer: both parts are this one turn. */
+  mergedContinuation: boolean;
+  inputGainDb: number;
+  userText: string;
+  sttFinalMs: number;
+  sttDecodeMs: number;
+  /** The prompt reached the LLM, so the conversation holds this exchange. */
+  generated: boolean;
+  llmFirstTokenMs: number | null;
+  /** The answer being spoken; null until the language model was asked. */
+  answer: SpokenAnswer | null;
+  interrupted: boolean;
+  /** Dropped before any of it was heard (the user went on talking): never played, not in history. */
+  discarded: boolean;
+  bargeIn: BargeInTimes | null;
+  holdingPhrase: boolean;
+  error?: string;
+}
+
+/** A record for a turn that just ended; the rest is filled in as its reply goes. */
+export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' | 'speechEndMs' | 'endOfTurnMs' | 'endReason' | 'mergedContinuation' | 'inputGainDb'>): TurnRecord {
+  return {
+    ...ended,
+    userText: '',
+    sttFinalMs: 0,
+    sttDecodeMs: 0,
+    generated: false,
+    llmFirstTokenMs: null,
+    answer: null,
+    interrupted: false,
+    discarded: false,
+    bargeIn: null,
+    holdingPhrase: false,
+  };
+}
+
+/** The report of a finished turn; audio times are when it really played, pauses included. */
+export function turnReport(r: TurnRecord, output: AudioOutput): TurnReport {
+  const times: UtteranceTimes = r.answer?.times ?? { firstClauseMs: null, ttsFirstClauseMs: null, firstAudioMs: null, lastAudioMs: null };
+  // The estimates made when the audio was queued do not know of later pauses: ask the output.
+  const span = r.answer?.audioSpan ?? null;
+  const firstAudioMs = (span && output.timeOf(span.from)) ?? times.firstAudioMs;
+  const lastAudioMs = r.bargeIn ? r.bargeIn.playbackStoppedMs : ((span && output.timeOf(span.to, true)) ?? times.lastAudioMs);
+  const orNull = (x: number | null) => (x === null ? null : round(x));
+  const timings: TurnTimings = {
+    speechStartMs: round(r.speechStartMs),
+    speechEndMs: round(r.speechEndMs),
+    endOfTurnMs: round(r.endOfTurnMs),
+    sttFinalMs: round(r.sttFinalMs),
+    llmFirstTokenMs: orNull(r.llmFirstTokenMs),
+    firstClauseMs: orNull(times.firstClauseMs),
+    firstAudioMs: orNull(firstAudioMs),
+    lastAudioMs: orNull(lastAudioMs),
+  };
+  return {
+    index: r.index,
+    userText: r.userText,
+    assistantText: (r.answer?.text ?? '').trim(),
+    heardText: r.discarded ? '' : (r.answer?.heardText ?? ''),
+    interrupted: r.interrupted,
+    endReason: r.endReason,
+    bargeIn: r.bargeIn,
+    holdingPhrase: r.holdingPhrase,
+    mergedContinuation: r.mergedContinuation,
+    inputGainDb: r.inputGainDb,
+    timings,
+    latency: latencyOf(timings),
+    engine: {
+      sttFinalDecodeMs: round(r.sttDecodeMs),
+      llmUntilFirstClauseMs: times.firstClauseMs === null ? null : round(times.firstClauseMs - r.sttFinalMs),
+      ttsFirstClauseMs: orNull(times.ttsFirstClauseMs),
+    },
+    ...(r.error ? { error: r.error } : {}),
+  };
+}

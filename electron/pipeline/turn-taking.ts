@@ -1,0 +1,292 @@
+import type { SpeechRecognizer, SttSession } from '../engines/stt';
+import type { VoiceActivityDetector } from '../engines/vad';
+import { VAD_SAMPLE_RATE } from '../engines/vad';
+import type { Settings } from '../settings/schema';
+import { AudioRing } from './audio-ring';
+import { AutoGain } from './auto-gain';
+import type { AssistantPhase } from './barge-in';
+import type { Clock } from './clock';
+import { EchoCanceller } from './echo-canceller';
+import { EnergyTracker } from './energy';
+import type { EventHub } from './events';
+import { InputTimeline } from './mic-input';
+import type { AudioOutput } from './output';
+import { PostRoll } from './post-roll';
+import type { Transcript } from './reply';
+import { round } from './report';
+import { Segmenter, type EndReason, type SegmenterEvent } from './segmenter';
+
+/** A user turn that has ended, as turn taking hands it to responding (times on the pipeline clock). */
+export interface EndedTurn {
+  /** The turn's number: its partials, its events and its report all carry it. */
+  index: number;
+  speechStartMs: number;
+  speechEndMs: number;
+  /** When the end was decided. */
+  endOfTurnMs: number;
+  reason: EndReason;
+  /** The input gain (dB) applied when the turn ended. */
+  inputGainDb: number;
+  /** The recognizer's final words, once it has finished. */
+  transcript: Promise<Transcript>;
+}
+
+/** What turn taking tells responding, in order; `atMs` is when it was decided (pipeline clock). */
+export type TurnEvent =
+  /** The VAD heard something that may become a turn; `phase` is the assistant's when it began. */
+  | { type: 'candidate'; atMs: number; phase: AssistantPhase }
+  /** It lasted long enough: the user is talking since `startMs`. */
+  | { type: 'speech-start'; atMs: number; startMs: number }
+  /** The push-to-talk key went down (a turn begins at once, no confirmation needed). */
+  | { type: 'key-down'; atMs: number; startMs: number }
+  /** The candidate was nothing (a cough, a click, the assistant's own echo). */
+  | { type: 'discarded'; atMs: number }
+  /** The user paused (their words ended at `speechEndMs`); the turn may still go on. */
+  | { type: 'pause'; atMs: number; speechEndMs: number }
+  | { type: 'resume'; atMs: number }
+  | { type: 'end-of-turn'; turn: EndedTurn };
+
+/** How the assistant's phase shapes what counts as a turn (the barge-in policy answers). */
+export interface TurnGate {
+  /** Whether speech heard in this phase may start a turn at all. */
+  listens(phase: AssistantPhase): boolean;
+  /** The speech a new turn needs before it counts, given the phase it began in. */
+  minSpeechMs(phase: AssistantPhase, endpointingMinMs: number): number;
+}
+
+/** One window as heard: what the VAD decided and when. */
+export interface HeardWindow {
+  window: Float32Array;
+  speech: boolean;
+  /** Pipeline clock when the VAD answered. */
+  now: number;
+  /** Input time at the window's end. */
+  atMs: number;
+}
+
+/** Audio kept for prefix padding and boundary look-back. */
+const RING_MS = 1500;
+
+/**
+ * Turn taking: microphone windows in, turn events out. It owns everything that listens (echo
+ * canceller, input gain, VAD, energy envelope, segmenter, push-to-talk key, recognizer session)
+ * and numbers the turns; it never speaks and knows nothing of answers beyond the phase it is told.
+ */
+export class TurnTaking {
+  private readonly energy = new EnergyTracker(VAD_SAMPLE_RATE);
+  private readonly segmenter: Segmenter;
+  private readonly echo = new EchoCanceller({ sampleRate: VAD_SAMPLE_RATE, maxDelayMs: 250, analysisMs: 512 });
+  private readonly inputGain = new AutoGain();
+  private readonly postRoll = new PostRoll();
+  private readonly ring = new AudioRing(Math.round((RING_MS / 1000) * VAD_SAMPLE_RATE));
+  readonly timeline: InputTimeline;
+  /** The assistant's phase when the current speech candidate began: it sets how much speech counts. */
+  private candidatePhase: AssistantPhase = 'idle';
+  /** Where the user's last words ended (input time). */
+  private lastSpeechEndMs = -Infinity;
+  private stt: SttSession | null = null;
+  /** Push-to-talk key held since downMs. */
+  private ptt: { downMs: number; firstSpeechMs: number | null } | null = null;
+  private nextIndex = 0;
+
+  constructor(
+    private readonly engines: { vad: VoiceActivityDetector; stt: SpeechRecognizer },
+    /** The speaker: what it played is the echo reference. */
+    private readonly output: AudioOutput,
+    private readonly clock: Clock,
+    private readonly settings: () => Settings,
+    private readonly events: EventHub,
+    private readonly gate: TurnGate,
+    private readonly onTurn: (e: TurnEvent) => void,
+  ) {
+    this.timeline = new InputTimeline(clock);
+    this.segmenter = new Segmenter(() => {
+      const e = this.settings().endpointing;
+      return { ...e, minSpeechMs: this.gate.minSpeechMs(this.candidatePhase, e.minSpeechMs) };
+    }, this.energy);
+  }
+
+  /** Input time: milliseconds of audio received so far. */
+  get audioMs(): number {
+    return this.timeline.ms;
+  }
+
+  /** The recognizer has audio it has not decoded yet. */
+  get busy(): boolean {
+    return this.engines.stt.busy;
+  }
+
+  /** Speech that may become a turn is in progress. */
+  get hasCandidate(): boolean {
+    return this.segmenter.hasCandidate;
+  }
+
+  /** The user is taking a turn (talking, pausing within it, or holding the key). */
+  get hearing(): boolean {
+    return this.segmenter.inTurn || this.ptt !== null;
+  }
+
+  /** The user may be talking. */
+  get active(): boolean {
+    return this.segmenter.hasCandidate || this.ptt !== null;
+  }
+
+  /**
+   * Hears one window: the assistant's own voice, as the speaker played it over this window, is taken
+   * out first (the canceller fits the echo path on the raw input). Then a quiet microphone is raised
+   * to speech level for everything that listens (VAD, energy envelope, recognizer); it does not learn
+   * the level of the assistant's own voice. The ring keeps the input before the gain, so a
+   * recognizer's lead-in can be given at the gain the voice is being brought to once speech is found.
+   * `backlog`: more windows are queued behind this one.
+   */
+  async hear(input: Float32Array, backlog: boolean): Promise<HeardWindow> {
+    const { vad } = this.engines;
+    const cfg = this.settings();
+    const heardFrom = this.timeline.windowStart(backlog);
+    const reference = this.output.audible(heardFrom, input.length);
+    const echoFree = this.echo.process(input, reference);
+    const window = this.inputGain.process(echoFree, reference !== null);
+    if (cfg.endpointing.vadThreshold !== vad.info.threshold) vad.setThreshold(cfg.endpointing.vadThreshold);
+    const { speech, probability } = await vad.accept(window);
+    const now = this.clock.now();
+    this.energy.push(window, speech);
+    this.ring.push(echoFree);
+    this.timeline.advance(window.length);
+    const atMs = this.audioMs;
+    this.postRoll.feed(window, atMs);
+    this.events.emit({ type: 'vad', t: this.timeline.toClock(atMs), probability, speech, threshold: cfg.endpointing.vadThreshold, gainDb: round(this.inputGain.gainDb) });
+    return { window, speech, now, atMs };
+  }
+
+  /** Decides what a heard window means for the turn, given the assistant's phase as it was heard. */
+  decide({ window, speech, atMs }: HeardWindow, phase: AssistantPhase): void {
+    if (this.settings().mode === 'push-to-talk') {
+      // The key decides the turn; the VAD only places the speech inside it.
+      if (this.ptt) {
+        if (speech && this.ptt.firstSpeechMs === null) this.ptt.firstSpeechMs = this.energy.onsetBefore(atMs, 400) ?? atMs;
+        this.stt?.accept(window);
+      }
+      return;
+    }
+    if (!this.segmenter.hasCandidate) this.candidatePhase = phase;
+    // With barge-in off, speech over the assistant's voice is not a turn.
+    const heard = speech && (this.segmenter.hasCandidate || this.gate.listens(phase));
+    const events = this.segmenter.push(atMs, heard);
+    const isNewCandidate = events.some((e) => e.type === 'candidate');
+    if (this.stt && !isNewCandidate) this.stt.accept(window);
+    for (const e of events) this.handle(e);
+  }
+
+  private handle(e: SegmenterEvent): void {
+    const t = this.timeline.toClock(e.atMs);
+    const atMs = this.clock.now();
+    switch (e.type) {
+      case 'candidate':
+        this.resetStt(e.startMs);
+        this.onTurn({ type: 'candidate', atMs, phase: this.candidatePhase });
+        break;
+      case 'speech-start': {
+        const startMs = this.timeline.toClock(e.startMs);
+        this.events.emit({ type: 'speech-start', t, startMs });
+        this.onTurn({ type: 'speech-start', atMs, startMs });
+        break;
+      }
+      case 'discarded':
+        this.resetStt();
+        this.onTurn({ type: 'discarded', atMs });
+        break;
+      case 'pause': {
+        this.lastSpeechEndMs = e.speechEndMs;
+        const speechEndMs = this.timeline.toClock(e.speechEndMs);
+        this.events.emit({ type: 'speech-end', t, speechEndMs });
+        this.onTurn({ type: 'pause', atMs, speechEndMs });
+        break;
+      }
+      case 'resume':
+        this.onTurn({ type: 'resume', atMs });
+        break;
+      case 'end-of-turn':
+        this.endTurn(e);
+        break;
+    }
+  }
+
+  /**
+   * The push-to-talk key. Pressing starts a turn at once; releasing ends it right away, with no
+   * silence wait. Returns whether a turn began.
+   */
+  pushToTalk(down: boolean): boolean {
+    const t = this.audioMs;
+    if (down && !this.ptt) {
+      const startMs = this.timeline.toClock(t);
+      this.onTurn({ type: 'key-down', atMs: this.clock.now(), startMs });
+      this.ptt = { downMs: t, firstSpeechMs: null };
+      this.resetStt(t);
+      this.events.emit({ type: 'speech-start', t: startMs, startMs });
+      return true;
+    }
+    if (!down && this.ptt) {
+      const { downMs, firstSpeechMs } = this.ptt;
+      this.ptt = null;
+      const speechEndMs = this.energy.lastActiveEnd(t, t - downMs) ?? t;
+      this.endTurn({ type: 'end-of-turn', speechStartMs: firstSpeechMs ?? downMs, speechEndMs, atMs: t, reason: 'push-to-talk' });
+    }
+    return false;
+  }
+
+  /** Ends whatever turn is in progress (end of input, microphone stopped). */
+  endTurnNow(reason: EndReason): void {
+    const e = this.segmenter.forceEnd(this.audioMs, reason);
+    if (e) this.handle(e);
+    else this.resetStt();
+    // Now means now: recognizers still waiting for their post-roll finish with what they heard.
+    this.postRoll.release();
+  }
+
+  /** The one place a recognizer session is dropped: its audio is not (or no longer) a turn. A new one starts at `onsetMs` if given. */
+  private resetStt(onsetMs?: number): void {
+    this.stt?.abort();
+    this.stt = onsetMs === undefined ? null : this.createSttSession(onsetMs);
+  }
+
+  /**
+   * A recognizer session fed with the audio from just before `onsetMs`, so the first syllable
+   * reaches it; never reaching back into the previous turn's words (silence stands in for them).
+   */
+  private createSttSession(onsetMs: number): SttSession {
+    const padding = Math.max(this.settings().endpointing.prefixPaddingMs, this.engines.stt.leadInMs);
+    const turn = this.nextIndex;
+    const session = this.engines.stt.createSession((text) => this.events.emit({ type: 'partial', t: this.clock.now(), turn, text }));
+    const toSample = (ms: number) => Math.round((ms / 1000) * VAD_SAMPLE_RATE);
+    const from = onsetMs - padding;
+    const clean = Math.max(from, Math.min(onsetMs, this.lastSpeechEndMs + 50));
+    if (clean > from) session.accept(new Float32Array(toSample(clean - from)));
+    session.accept(this.inputGain.atSpeechGain(this.ring.since(toSample(clean))));
+    return session;
+  }
+
+  private endTurn(e: Extract<SegmenterEvent, { type: 'end-of-turn' }>): void {
+    // Stamped before the recognizer finishes: a streaming recognizer's finish() does part of its work at once.
+    const endOfTurnMs = this.clock.now();
+    const stt = this.stt && this.postRoll.hold(this.stt, e.speechEndMs, this.audioMs);
+    this.stt = null;
+    if (!stt) return;
+    const t0 = this.clock.now();
+    const transcript = stt.finish().then((text) => {
+      const finalMs = this.clock.now();
+      return { text, finalMs, decodeMs: finalMs - t0 };
+    });
+    this.onTurn({
+      type: 'end-of-turn',
+      turn: {
+        index: this.nextIndex++,
+        speechStartMs: this.timeline.toClock(e.speechStartMs),
+        speechEndMs: this.timeline.toClock(e.speechEndMs),
+        endOfTurnMs,
+        reason: e.reason,
+        inputGainDb: round(this.inputGain.gainDb),
+        transcript,
+      },
+    });
+  }
+}

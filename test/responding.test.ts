@@ -1,0 +1,190 @@
+/**
+ * Responding on scripted timelines: turn events are handed in directly (no audio, no VAD), and the
+ * answers, barge-in decisions, history and reports that follow are checked. The language model and
+ * voice are SCRIPTED stand-ins that control timing only; the real engines are tested elsewhere.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ChatMessage, LanguageModel } from '../electron/engines/llm';
+import type { SpeechSynthesizer } from '../electron/engines/tts';
+import type { Clock } from '../electron/pipeline/clock';
+import { EventHub, type PipelineEvent } from '../electron/pipeline/events';
+import { TimelineOutput } from '../electron/pipeline/output';
+import { Responding } from '../electron/pipeline/responding';
+import type { EndedTurn } from '../electron/pipeline/turn-taking';
+import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+class ManualClock implements Clock {
+  t = 0;
+  now(): number {
+    return this.t;
+  }
+}
+
+function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: Settings } = {}) {
+  const prompts: string[][] = [];
+  const llm: LanguageModel = {
+    info: { id: 'scripted-llm', backend: 'cpu', gpuDevices: [], gpuLayers: 0, totalLayers: 0, contextSize: 4096, loadMs: 0, warmUpMs: 0 },
+    async generate(messages: readonly ChatMessage[], o) {
+      prompts.push(messages.slice(1).map((m) => `${m.role}:${m.text}`));
+      await sleep(opts.firstTokenDelayMs ?? 0);
+      if (o.signal?.aborted) return { text: '', stopReason: 'abort' };
+      const text = opts.answer ?? 'It is sunny. Enjoy the day.';
+      o.onText(text);
+      return { text, stopReason: 'eogToken' };
+    },
+    countTokens: (t) => t.split(' ').length,
+    dispose: async () => {},
+  };
+  // 10 ms of audio per character.
+  const tts: SpeechSynthesizer = {
+    sampleRate: 16000,
+    info: { id: 'scripted-voice', sampleRate: 16000, numSpeakers: 1, loadMs: 0 },
+    synthesize: async (text) => new Float32Array(text.length * 160).fill(0.1),
+  };
+  const clock = new ManualClock();
+  const output = new TimelineOutput();
+  const events = new EventHub();
+  const log: PipelineEvent[] = [];
+  events.on((e) => log.push(e));
+  const user = { hasCandidate: false, active: false };
+  const settings = opts.settings ?? DEFAULT_SETTINGS;
+  const r = new Responding({ llm, tts }, output, clock, () => settings, events, user, Infinity);
+  let index = 0;
+  /** The user's turn ends now with these words. */
+  const endTurn = (text: string, speechStartMs = clock.t - 1500) => {
+    const turn: EndedTurn = {
+      index: index++,
+      speechStartMs,
+      speechEndMs: clock.t - 500,
+      endOfTurnMs: clock.t,
+      reason: 'silence',
+      inputGainDb: 0,
+      transcript: Promise.resolve({ text, finalMs: clock.t, decodeMs: 0 }),
+    };
+    r.onTurnEvent({ type: 'end-of-turn', turn });
+  };
+  const history = () => r.conversation.messages().slice(1).map((m) => `${m.role}:${m.text}`);
+  return { r, clock, output, log, user, endTurn, prompts, history };
+}
+
+describe('responding (scripted turn events)', () => {
+  it('answers an ended turn, keeps the exchange in history, and reports it once it has played', async () => {
+    const { r, clock, output, endTurn, history, log } = setup();
+    clock.t = 2000;
+    endTurn('what is the weather');
+    assert.equal(r.phase(clock.t), 'pending');
+    await r.drain();
+    assert.deepEqual(history(), ['user:what is the weather', 'assistant:It is sunny. Enjoy the day.']);
+    r.settle(clock.t);
+    assert.equal(r.reports.length, 0, 'still playing');
+    clock.t = 2000 + output.queuedTo + 1;
+    r.settle(clock.t);
+    assert.equal(r.reports.length, 1);
+    const rep = r.reports[0]!;
+    assert.equal(rep.index, 0);
+    assert.equal(rep.userText, 'what is the weather');
+    assert.equal(rep.heardText, 'It is sunny. Enjoy the day.');
+    assert.equal(rep.timings.firstAudioMs, 2000);
+    assert.deepEqual(log.filter((e) => e.type === 'end-of-turn' || e.type === 'final' || e.type === 'turn').map((e) => e.type), ['end-of-turn', 'final', 'turn']);
+  });
+
+  it('speech over a playing answer pauses it; a false alarm resumes it on tick after falseInterruptionMs', async () => {
+    const { r, clock, output, endTurn, log } = setup();
+    endTurn('tell me');
+    await r.drain();
+    clock.t = 100;
+    assert.equal(r.phase(clock.t), 'speaking');
+    r.onTurnEvent({ type: 'candidate', atMs: clock.t, phase: 'speaking' });
+    assert.equal(output.paused, true);
+    const due = r.nextWakeMs()!;
+    assert.equal(due, 100 + DEFAULT_SETTINGS.bargeIn.falseInterruptionMs);
+    clock.t = due - 1;
+    r.tick(clock.t);
+    assert.equal(output.paused, true);
+    clock.t = due;
+    r.tick(clock.t);
+    assert.equal(output.paused, false);
+    assert.equal(r.nextWakeMs(), null);
+    assert.deepEqual(log.filter((e) => e.type === 'playback').map((e) => e.type === 'playback' && e.action), ['paused', 'resumed']);
+  });
+
+  it('confirmed speech interrupts: playback stops where it paused, history keeps the heard part', async () => {
+    const { r, clock, output, endTurn, history } = setup();
+    endTurn('tell me');
+    await r.drain();
+    clock.t = 150; // "It is sunny." is 120 ms: it was heard, the rest not
+    r.onTurnEvent({ type: 'candidate', atMs: clock.t, phase: 'speaking' });
+    clock.t = 400;
+    r.onTurnEvent({ type: 'speech-start', atMs: clock.t, startMs: 140 });
+    assert.equal(output.endMs <= 400, true, 'nothing plays after the interruption');
+    clock.t = 500;
+    r.settle(clock.t);
+    const rep = r.reports[0]!;
+    assert.equal(rep.interrupted, true);
+    assert.equal(rep.heardText, 'It is sunny.');
+    assert.deepEqual(rep.bargeIn, { detectedMs: 400, playbackStoppedMs: 150, speechStartMs: 140 });
+    assert.deepEqual(history(), ['user:tell me', 'assistant:It is sunny.…'], 'cut where it was cut');
+  });
+
+  it('speech before any answer was heard continues the turn: the answer is dropped and the words merged', async () => {
+    const { r, clock, endTurn, history, log, prompts } = setup({ firstTokenDelayMs: 30 });
+    clock.t = 1000;
+    endTurn('set a timer for', 0);
+    r.onTurnEvent({ type: 'speech-start', atMs: 1200, startMs: 1150 });
+    clock.t = 2500;
+    endTurn('ten minutes');
+    await r.drain();
+    clock.t = 10_000;
+    r.settle(clock.t);
+    assert.equal(r.reports.length, 1);
+    const rep = r.reports[0]!;
+    assert.equal(rep.index, 1);
+    assert.equal(rep.userText, 'set a timer for ten minutes');
+    assert.equal(rep.mergedContinuation, true);
+    assert.equal(rep.timings.speechStartMs, 0, 'the merged turn starts with the first part');
+    assert.deepEqual(log.filter((e) => e.type === 'merged').map((e) => e.type === 'merged' && e.turn), [0]);
+    assert.deepEqual(history(), ['user:set a timer for ten minutes', 'assistant:It is sunny. Enjoy the day.']);
+    assert.equal(prompts.at(-1)!.length, 1, 'the dropped exchange was not in the last prompt');
+  });
+
+  it('a late answer gets a holding phrase on tick at the turn budget, not while the user may be talking', async () => {
+    const settings = mergeSettings(DEFAULT_SETTINGS, { turnBudgetMs: 500 });
+    const { r, clock, endTurn, user, log, output } = setup({ firstTokenDelayMs: 150, settings });
+    await sleep(20); // the phrases are synthesized in the background
+    endTurn('a hard question');
+    await sleep(1); // the transcript is in
+    assert.equal(r.nextWakeMs(), 500);
+    clock.t = 500;
+    user.hasCandidate = true;
+    r.tick(clock.t);
+    assert.equal(log.filter((e) => e.type === 'holding-phrase').length, 0);
+    user.hasCandidate = false;
+    r.tick(clock.t);
+    assert.equal(log.filter((e) => e.type === 'holding-phrase').length, 1);
+    assert.ok(output.queuedTo > 0, 'the phrase is playing');
+    assert.equal(r.phase(clock.t), 'pending', 'a holding phrase is not the answer');
+    await r.drain();
+    clock.t = 100_000;
+    r.settle(clock.t);
+    assert.equal(r.reports[0]!.holdingPhrase, true);
+  });
+
+  it('stopSpeaking cancels what is playing and nothing held resumes', async () => {
+    const { r, clock, endTurn, output } = setup();
+    endTurn('tell me');
+    await r.drain();
+    clock.t = 50;
+    r.onTurnEvent({ type: 'candidate', atMs: clock.t, phase: 'speaking' });
+    r.stopSpeaking(60);
+    assert.equal(r.nextWakeMs(), null);
+    assert.equal(r.active, true, 'the report is still to be made');
+    clock.t = 100;
+    r.settle(clock.t);
+    assert.equal(r.active, false);
+    assert.equal(r.reports[0]!.interrupted, true);
+    assert.ok(output.endMs <= 60, `playback ended at ${output.endMs}`);
+  });
+});

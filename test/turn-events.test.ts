@@ -1,0 +1,144 @@
+/**
+ * Turn taking on scripted timelines: microphone windows in, turn events out. The VAD and recognizer
+ * are SCRIPTED stand-ins (any non-zero window is speech; the recognizer returns set words) that
+ * control timing only; the real ones are tested in vad.test.ts, stt.test.ts and turn-taking.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SpeechRecognizer } from '../electron/engines/stt';
+import type { VoiceActivityDetector } from '../electron/engines/vad';
+import type { AssistantPhase } from '../electron/pipeline/barge-in';
+import { FastForwardClock } from '../electron/pipeline/clock';
+import { EventHub, type PipelineEvent } from '../electron/pipeline/events';
+import { TimelineOutput } from '../electron/pipeline/output';
+import { TurnTaking, type TurnEvent } from '../electron/pipeline/turn-taking';
+import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
+
+function scripted(words: string[]) {
+  const vad: VoiceActivityDetector = {
+    info: { id: 'scripted-vad', loadMs: 0, threshold: 0.5 },
+    accept: async (w) => ({ speech: w.some((x) => x !== 0), probability: w.some((x) => x !== 0) ? 0.9 : 0.05 }),
+    setThreshold: () => {},
+    reset: () => {},
+    dispose: async () => {},
+  };
+  let n = 0;
+  const aborted: number[] = [];
+  const stt: SpeechRecognizer = {
+    streaming: true,
+    leadInMs: 0,
+    info: { id: 'scripted-stt', kind: 'streaming', loadMs: 0 },
+    busy: false,
+    createSession: (onPartial) => {
+      const id = n++;
+      return {
+        accept: () => onPartial?.(`partial ${id}`),
+        abort: () => aborted.push(id),
+        finish: async () => words.shift() ?? '',
+      };
+    },
+  };
+  return { vad, stt, aborted };
+}
+
+/** Runs `speech` spans (ms) through turn taking window by window on a fast clock. */
+async function run(opts: { speech: [number, number][]; totalMs: number; words?: string[]; settings?: Settings; phase?: (ms: number) => AssistantPhase; listens?: boolean; keys?: [number, number][] }) {
+  const settings = opts.settings ?? mergeSettings(DEFAULT_SETTINGS, { endpointing: { silenceMs: 400, minSpeechMs: 200 } });
+  const engines = scripted(opts.words ?? ['hello there', 'second turn']);
+  const clock = new FastForwardClock();
+  const hub = new EventHub();
+  const pub: PipelineEvent[] = [];
+  hub.on((e) => pub.push(e));
+  const turns: TurnEvent[] = [];
+  const asked: AssistantPhase[] = [];
+  const tt = new TurnTaking(engines, new TimelineOutput(), clock, () => settings, hub, {
+    listens: (p) => opts.listens ?? true,
+    minSpeechMs: (p, ms) => {
+      asked.push(p);
+      return p === 'speaking' ? 600 : ms;
+    },
+  }, (e) => turns.push(e));
+  for (let k = 0; k * 32 < opts.totalMs; k++) {
+    const t = k * 32;
+    for (const [a, b] of opts.keys ?? []) {
+      if (t === a) tt.pushToTalk(true);
+      if (t === b) tt.pushToTalk(false);
+    }
+    const on = opts.speech.some(([a, b]) => t >= a && t < b);
+    const w = new Float32Array(512).fill(on ? 0.2 : 0);
+    clock.skipTo(t + 32);
+    const heard = await tt.hear(w, false);
+    tt.decide(heard, opts.phase?.(t) ?? 'idle');
+  }
+  return { tt, turns, pub, engines, asked, clock };
+}
+
+const kinds = (turns: TurnEvent[]) => turns.map((e) => e.type);
+
+describe('turn taking (scripted VAD and recognizer)', () => {
+  it('one utterance: candidate, speech start, pause, end of turn with its words, number and reason', async () => {
+    const { turns, pub } = await run({ speech: [[320, 1280]], totalMs: 2500 });
+    assert.deepEqual(kinds(turns), ['candidate', 'speech-start', 'pause', 'end-of-turn']);
+    const end = turns.at(-1) as Extract<TurnEvent, { type: 'end-of-turn' }>;
+    assert.equal(end.turn.index, 0);
+    assert.equal(end.turn.reason, 'silence');
+    assert.ok(Math.abs(end.turn.speechStartMs - 320) <= 32 && Math.abs(end.turn.speechEndMs - 1280) <= 32, JSON.stringify(end.turn));
+    assert.ok(end.turn.endOfTurnMs - end.turn.speechEndMs >= 400 - 32, 'ended after the silence');
+    const t = await end.turn.transcript;
+    assert.equal(t.text, 'hello there');
+    assert.ok(t.finalMs >= end.turn.endOfTurnMs && t.decodeMs >= 0);
+    // Public events: the VAD every window, speech start and end, and partials numbered as the turn.
+    assert.equal(pub.filter((e) => e.type === 'vad').length, Math.ceil(2500 / 32));
+    assert.ok(pub.some((e) => e.type === 'speech-start') && pub.some((e) => e.type === 'speech-end'));
+    assert.ok(pub.filter((e) => e.type === 'partial').every((e) => e.type === 'partial' && e.turn === 0));
+  });
+
+  it('numbers turns once: the second turn is 1 and its partials say so', async () => {
+    const { turns, pub } = await run({ speech: [[320, 1000], [2000, 2600]], totalMs: 3600 });
+    const ends = turns.filter((e): e is Extract<TurnEvent, { type: 'end-of-turn' }> => e.type === 'end-of-turn');
+    assert.deepEqual(ends.map((e) => e.turn.index), [0, 1]);
+    assert.equal((await ends[1]!.turn.transcript).text, 'second turn');
+    const late = pub.filter((e) => e.type === 'partial' && e.t > ends[0]!.turn.endOfTurnMs + 100);
+    assert.ok(late.length > 0 && late.every((e) => e.type === 'partial' && e.turn === 1));
+  });
+
+  it('a blip too short for a turn is a candidate, then discarded, and its recognizer is dropped', async () => {
+    const { turns, engines } = await run({ speech: [[320, 420]], totalMs: 1500 });
+    assert.deepEqual(kinds(turns), ['candidate', 'discarded']);
+    assert.deepEqual(engines.aborted, [0]);
+  });
+
+  it('asks the gate how much speech counts in the phase the candidate began in', async () => {
+    // 450 ms of speech: a turn while idle (minSpeechMs 200), nothing while speaking (600).
+    const idle = await run({ speech: [[320, 770]], totalMs: 1800 });
+    assert.ok(kinds(idle.turns).includes('end-of-turn'));
+    const speaking = await run({ speech: [[320, 770]], totalMs: 1800, phase: () => 'speaking' });
+    assert.deepEqual(kinds(speaking.turns), ['candidate', 'discarded']);
+    assert.equal((speaking.turns[0] as Extract<TurnEvent, { type: 'candidate' }>).phase, 'speaking');
+  });
+
+  it('hears nothing when the gate does not listen (barge-in off while speaking)', async () => {
+    const { turns } = await run({ speech: [[320, 1280]], totalMs: 2500, listens: false });
+    assert.deepEqual(turns, []);
+  });
+
+  it('push-to-talk: the key starts the turn and its release ends it, placed on the speech inside', async () => {
+    const settings = mergeSettings(DEFAULT_SETTINGS, { mode: 'push-to-talk' });
+    const { turns } = await run({ speech: [[640, 1280]], totalMs: 2500, settings, keys: [[320, 1600]] });
+    assert.deepEqual(kinds(turns), ['key-down', 'end-of-turn']);
+    const end = turns[1] as Extract<TurnEvent, { type: 'end-of-turn' }>;
+    assert.equal(end.turn.reason, 'push-to-talk');
+    assert.ok(Math.abs(end.turn.speechStartMs - 640) <= 32 && Math.abs(end.turn.speechEndMs - 1280) <= 32, JSON.stringify(end.turn));
+  });
+
+  it('endTurnNow ends a turn in progress, and drops a mere candidate', async () => {
+    const inTurn = await run({ speech: [[320, 2000]], totalMs: 1200 });
+    inTurn.tt.endTurnNow('input-ended');
+    const end = inTurn.turns.at(-1) as Extract<TurnEvent, { type: 'end-of-turn' }>;
+    assert.equal(end.turn.reason, 'input-ended');
+    assert.equal((await end.turn.transcript).text, 'hello there');
+    const blip = await run({ speech: [[320, 2000]], totalMs: 420 });
+    blip.tt.endTurnNow('input-ended');
+    assert.deepEqual(kinds(blip.turns), ['candidate', 'discarded']);
+  });
+});

@@ -1,0 +1,56 @@
+/** The one function that turns a turn's record into its report (pure, scripted records). */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TimelineOutput } from '../electron/pipeline/output';
+import { newTurnRecord, turnReport, type SpokenAnswer } from '../electron/pipeline/turn-record';
+
+const base = () =>
+  newTurnRecord({ index: 3, speechStartMs: 1000, speechEndMs: 2000, endOfTurnMs: 2600, endReason: 'silence', mergedContinuation: false, inputGainDb: 6 });
+
+function answer(output: TimelineOutput, text: string, queuedAtMs: number, ms: number): SpokenAnswer {
+  const a = output.enqueue(new Float32Array((ms / 1000) * 16000), 16000, queuedAtMs);
+  return { text, heardText: text.trim(), times: { firstClauseMs: 2750, ttsFirstClauseMs: 40, firstAudioMs: a.startMs, lastAudioMs: a.endMs }, audioSpan: { from: a.from, to: a.to } };
+}
+
+describe('turn report from the turn record', () => {
+  it('gives every stage its latency and the audio times as really played, pauses included', () => {
+    const output = new TimelineOutput();
+    const r = base();
+    Object.assign(r, { userText: 'hi', sttFinalMs: 2650, sttDecodeMs: 20, generated: true, llmFirstTokenMs: 2700 });
+    r.answer = answer(output, ' Hello there. ', 2800, 1000);
+    output.pause(3000);
+    output.resume(3500);
+    const rep = turnReport(r, output);
+    assert.equal(rep.index, 3);
+    assert.equal(rep.assistantText, 'Hello there.');
+    assert.equal(rep.heardText, 'Hello there.');
+    assert.equal(rep.inputGainDb, 6);
+    assert.deepEqual(rep.timings, { speechStartMs: 1000, speechEndMs: 2000, endOfTurnMs: 2600, sttFinalMs: 2650, llmFirstTokenMs: 2700, firstClauseMs: 2750, firstAudioMs: 2800, lastAudioMs: 4300 });
+    assert.deepEqual(rep.latency, { endpointMs: 600, sttMs: 50, llmTtftMs: 50, ttsFirstAudioMs: 50, voiceToVoiceMs: 800 });
+    assert.deepEqual(rep.engine, { sttFinalDecodeMs: 20, llmUntilFirstClauseMs: 100, ttsFirstClauseMs: 40 });
+    assert.equal('error' in rep, false);
+  });
+
+  it('an interrupted answer ends where playback stopped; a discarded one was heard by nobody', () => {
+    const output = new TimelineOutput();
+    const r = base();
+    r.answer = answer(output, 'A long answer.', 2800, 2000);
+    r.interrupted = true;
+    r.bargeIn = { detectedMs: 3300, playbackStoppedMs: 3100, speechStartMs: 3050 };
+    assert.equal(turnReport(r, output).timings.lastAudioMs, 3100);
+    const d = base();
+    d.answer = answer(output, 'Never heard.', 2800, 500);
+    d.discarded = true;
+    assert.equal(turnReport(d, output).heardText, '');
+  });
+
+  it('a turn the language model never answered has no answer times, and its error', () => {
+    const r = base();
+    Object.assign(r, { userText: 'hi', sttFinalMs: 2650, error: 'The language model failed: out of memory' });
+    const rep = turnReport(r, new TimelineOutput());
+    assert.equal(rep.assistantText, '');
+    assert.equal(rep.latency.voiceToVoiceMs, null);
+    assert.equal(rep.engine.llmUntilFirstClauseMs, null);
+    assert.equal(rep.error, 'The language model failed: out of memory');
+  });
+});
