@@ -70,12 +70,15 @@ export type { ModelKind };
 
 export interface ModelStatus {
   kind: ModelKind;
-  state: 'waiting' | 'loading' | 'ready' | 'error';
+  /** missing: an optional model (the end-of-turn one) is not installed, and the assistant runs without it. */
+  state: 'waiting' | 'loading' | 'ready' | 'error' | 'missing';
   id?: string;
   name?: string;
   loadMs?: number;
   /** Which file layout the engine found (the VAD's: silero-v5, silero-v4 or k2-fsa). */
   layout?: string;
+  /** For an optional model that is missing or could not be used: what that means and how to get it. */
+  detail?: string;
 }
 
 /** Where the LLM runs, as the models panel shows it. */
@@ -92,7 +95,8 @@ export interface SetupStatus extends SetupPlan {
 }
 
 export interface ModelCheckStatus {
-  state: 'checking' | 'ok' | 'failed';
+  /** skipped: an optional model could not be downloaded or did not work; the assistant starts without it. */
+  state: 'checking' | 'ok' | 'failed' | 'skipped';
   /** What it did ("heard …"), or what failed. */
   detail: string | null;
 }

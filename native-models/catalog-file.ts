@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { UserError } from '../electron/errors';
 import type { ModelEntry } from './types';
 
-const KINDS = ['vad', 'stt', 'llm', 'tts'];
+const KINDS = ['vad', 'stt', 'llm', 'tts', 'turn'];
 
 function check(ok: boolean, where: string, what: string, problems: string[]): void {
   if (!ok) problems.push(`${where} ${what}`);

@@ -262,6 +262,29 @@ export const DEFAULT_CATALOG: readonly ModelEntry[] = [
       dataDir: 'espeak-ng-data',
     },
   },
+
+  // ---------------------------------------------------------------- End of turn (optional: without it, silence alone ends a turn)
+  {
+    id: 'smart-turn-v3.2-cpu',
+    kind: 'turn',
+    name: 'Smart Turn v3.2 (CPU, int8)',
+    description:
+      "Pipecat's end-of-turn model: from the last 8 s of the user's audio, the probability that they have finished " +
+      'speaking, so a pause mid-sentence does not end the turn. Optional: without it, a fixed silence ends every turn.',
+    licence: 'BSD-2-Clause',
+    source: 'https://huggingface.co/pipecat-ai/smart-turn-v3',
+    files: [
+      {
+        name: 'smart-turn-v3.2-cpu.onnx',
+        url: HF + 'pipecat-ai/smart-turn-v3/resolve/f766f81d3cfdf7737ac64aad813d91bbfd56bf93/smart-turn-v3.2-cpu.onnx',
+        // Size from two sources [T2], sha256 from one [T1] (shared/reference/default-models.md): `npm run models -- lock` must measure them.
+        bytes: 8_679_182,
+        sha256: '2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f',
+        unconfirmed: true,
+      },
+    ],
+    engine: { engine: 'smart-turn', model: 'smart-turn-v3.2-cpu.onnx' },
+  },
 ];
 
 /**
@@ -392,6 +415,23 @@ export const TEST_CATALOG: readonly ModelEntry[] = [
       },
     ],
     engine: { engine: 'sherpa-tts', family: 'vits', model: 'echo-piper.onnx', tokens: 'tokens.txt', dataDir: 'system' },
+  },
+  {
+    id: 'test-turn-eot-espeak',
+    kind: 'turn',
+    name: 'espeak end-of-turn test model',
+    description: 'Not Smart Turn: a small model with its interface, trained on espeak speech only; tells finished sentences from cut-off ones.',
+    licence: 'test model generated for this project',
+    dir: 'turn',
+    local: true,
+    files: [
+      {
+        name: 'eot-espeak.onnx',
+        bytes: 657_170,
+        sha256: '11a604de82bd971101019ada95000fa28d72486fdcc5e363c4cac6bc46a9e5c2',
+      },
+    ],
+    engine: { engine: 'smart-turn', model: 'eot-espeak.onnx' },
   },
 ];
 

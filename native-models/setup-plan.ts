@@ -1,11 +1,13 @@
 /**
  * First run: which models must be downloaded before the assistant can start. For every kind with
  * nothing installed, the catalog's first downloadable model, except the LLM, whose size comes from
- * the hardware (recommend.ts).
+ * the hardware (recommend.ts). Optional kinds (the end-of-turn model) are offered along with the
+ * others, but never make a plan on their own: the assistant starts without them.
  */
+import { formatBytes } from './progress-bar';
 import { recommendLlm, type Hardware, type Recommendation } from './recommend';
 import { downloadBytes, installedModels } from './resolver';
-import type { ModelEntry, ModelKind } from './types';
+import { isOptionalKind, OPTIONAL_KINDS, REQUIRED_KINDS, type ModelEntry, type ModelKind } from './types';
 
 export interface PlannedModel {
   id: string;
@@ -14,6 +16,8 @@ export interface PlannedModel {
   licence: string;
   /** Download size (the archive's for archive models); null when the catalog does not know it. */
   bytes: number | null;
+  /** The assistant works without it (a failed download or check is skipped, not fatal). */
+  optional: boolean;
 }
 
 export interface SetupPlan {
@@ -23,10 +27,21 @@ export interface SetupPlan {
   recommendation: Recommendation | null;
 }
 
-const KINDS: readonly ModelKind[] = ['vad', 'stt', 'llm', 'tts'];
-
 export function plannedModel(e: ModelEntry): PlannedModel {
-  return { id: e.id, kind: e.kind, name: e.name, licence: e.licence, bytes: downloadBytes(e) };
+  return { id: e.id, kind: e.kind, name: e.name, licence: e.licence, bytes: downloadBytes(e), optional: isOptionalKind(e.kind) };
+}
+
+/** What the assistant does without a model of an optional kind. */
+export const WITHOUT_OPTIONAL: Partial<Record<ModelKind, string>> = { turn: 'turn ends are decided by silence alone' };
+
+/** One line for an optional kind with nothing installed: what that means, and the command that gets it. */
+export function optionalMissingLine(kind: ModelKind, catalog: readonly ModelEntry[]): string {
+  const entry = catalog.find((e) => e.kind === kind && downloadable(e));
+  const size = entry && downloadBytes(entry);
+  const get = entry
+    ? ` To get it: \`npm run models -- fetch ${entry.id}\`${size ? ` (${formatBytes(size)})` : ''}, then restart the assistant.`
+    : '';
+  return `No ${kind === 'turn' ? 'end-of-turn' : kind} model is installed: ${WITHOUT_OPTIONAL[kind] ?? 'the assistant works without it'}.${get}`;
 }
 
 export function totalBytes(models: readonly PlannedModel[]): number | null {
@@ -52,11 +67,19 @@ function downloadable(e: ModelEntry): boolean {
   return !e.local && (e.archive !== undefined || e.files.every((f) => f.url !== undefined));
 }
 
-/** The plan, or null when every kind already has a model installed. */
-export async function planSetup(catalog: readonly ModelEntry[], roots: string[], hardware: () => Promise<Hardware>): Promise<SetupPlan | null> {
+/**
+ * The plan, or null when every required kind already has a model installed (with `optionalAlone`, as
+ * `models fetch` asks: null only when every kind, optional ones too, has one).
+ */
+export async function planSetup(
+  catalog: readonly ModelEntry[],
+  roots: string[],
+  hardware: () => Promise<Hardware>,
+  opts: { optionalAlone?: boolean } = {},
+): Promise<SetupPlan | null> {
   const missing: ModelKind[] = [];
-  for (const kind of KINDS) if ((await installedModels(kind, roots, catalog)).length === 0) missing.push(kind);
-  if (missing.length === 0) return null;
+  for (const kind of [...REQUIRED_KINDS, ...OPTIONAL_KINDS]) if ((await installedModels(kind, roots, catalog)).length === 0) missing.push(kind);
+  if (!missing.some((k) => opts.optionalAlone || !isOptionalKind(k))) return null;
   let recommendation: Recommendation | null = null;
   const models: PlannedModel[] = [];
   for (const kind of missing) {
@@ -67,8 +90,13 @@ export async function planSetup(catalog: readonly ModelEntry[], roots: string[],
       recommendation = rec;
       entry = candidates.find((e) => e.id === rec.id) ?? entry;
     }
-    if (!entry) throw new Error(`The catalog has no downloadable ${kind} model.`);
+    if (!entry) {
+      // A catalog (a mirror, a test) may leave an optional kind out.
+      if (isOptionalKind(kind)) continue;
+      throw new Error(`The catalog has no downloadable ${kind} model.`);
+    }
     models.push(plannedModel(entry));
   }
+  if (models.length === 0) return null;
   return { models, totalBytes: totalBytes(models), recommendation };
 }

@@ -1,6 +1,15 @@
 /** The model catalog's schema: what a model is, where its files come from, how an engine loads it. */
 
-export type ModelKind = 'vad' | 'stt' | 'llm' | 'tts';
+export type ModelKind = 'vad' | 'stt' | 'llm' | 'tts' | 'turn';
+
+/** Kinds the assistant cannot start without; the others ('turn') only improve it. */
+export type RequiredKind = Exclude<ModelKind, 'turn'>;
+export const REQUIRED_KINDS: readonly RequiredKind[] = ['vad', 'stt', 'llm', 'tts'];
+export const OPTIONAL_KINDS: readonly ModelKind[] = ['turn'];
+
+export function isOptionalKind(kind: ModelKind): boolean {
+  return OPTIONAL_KINDS.includes(kind);
+}
 
 export interface ModelFile {
   /** Path of the file inside the model's directory (may contain '/'). */
@@ -43,6 +52,8 @@ export type EngineSpec =
       modelType?: string;
     }
   | { engine: 'llama-gguf'; model: string }
+  /** An end-of-turn classifier with Pipecat Smart Turn v3's interface (input_features [batch, 80, 800]). */
+  | { engine: 'smart-turn'; model: string }
   | {
       engine: 'sherpa-tts';
       family: 'vits' | 'kokoro' | 'matcha' | 'kitten';

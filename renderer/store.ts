@@ -1,11 +1,12 @@
 /**
- * The renderer's state, pushed from main: status, settings, the conversation, turn reports and the
- * VAD trace. Components read it; only `apply` (events) and the actions below change it.
+ * The renderer's state, pushed from main: status, settings, the conversation, turn reports, the
+ * VAD trace and the end-of-turn model's checks. Components read it; only `apply` (events) and the actions below change it.
  */
 import { create } from 'zustand';
 import type { AppEvent, AppStatus, FileProgress } from '../electron/ipc-contract';
 import type { AssistantState } from '../electron/pipeline/events';
 import type { TurnReport } from '../electron/pipeline/report';
+import type { EndReason } from '../electron/pipeline/segmenter';
 import type { Settings } from '../electron/settings/schema';
 import type { VadPoint } from './model/endpoint-replay';
 
@@ -34,10 +35,20 @@ export interface LiveTurn {
   startMs: number;
   speechEndMs: number;
   endMs: number;
+  reason: EndReason;
+}
+
+/** One answer of the end-of-turn model: asked at `atMs` (pipeline clock) in a pause of turn `turn`. */
+export interface TurnCheckPoint {
+  turn: number;
+  atMs: number;
+  probability: number;
 }
 
 /** About 64 s of 32 ms windows. */
 const TRACE_POINTS = 2000;
+/** At most one check per pause: far more than 64 s of trace can hold. */
+const TURN_CHECKS = 200;
 const MAX_NOTICES = 4;
 
 export interface UiState {
@@ -50,6 +61,7 @@ export interface UiState {
   reports: TurnReport[];
   liveTurns: LiveTurn[];
   trace: VadPoint[];
+  turnChecks: TurnCheckPoint[];
   notices: Notice[];
   micLevel: number;
   /** The pipeline's input gain (dB): how much a quiet microphone is being raised. */
@@ -92,6 +104,7 @@ export const useUi = create<UiState>()((set, get) => ({
   reports: [],
   liveTurns: [],
   trace: [],
+  turnChecks: [],
   notices: [],
   micLevel: 0,
   inputGainDb: 0,
@@ -151,13 +164,16 @@ export const useUi = create<UiState>()((set, get) => ({
             report: r,
           })),
           reports: [...s.reports, r].slice(-500),
-          liveTurns: withLiveTurn(s.liveTurns, { turn: p.turn, startMs: r.timings.speechStartMs, speechEndMs: r.timings.speechEndMs, endMs: r.timings.endOfTurnMs }),
+          liveTurns: withLiveTurn(s.liveTurns, { turn: p.turn, startMs: r.timings.speechStartMs, speechEndMs: r.timings.speechEndMs, endMs: r.timings.endOfTurnMs, reason: r.endReason }),
         }));
         break;
       }
       case 'end-of-turn':
         // Marked as soon as it is decided, so tuning shows the cut before the answer has played.
-        set((s) => ({ liveTurns: withLiveTurn(s.liveTurns, { turn: p.turn, startMs: p.speechStartMs, speechEndMs: p.speechEndMs, endMs: p.t }) }));
+        set((s) => ({ liveTurns: withLiveTurn(s.liveTurns, { turn: p.turn, startMs: p.speechStartMs, speechEndMs: p.speechEndMs, endMs: p.t, reason: p.reason }) }));
+        break;
+      case 'turn-check':
+        set((s) => ({ turnChecks: [...s.turnChecks, { turn: p.turn, atMs: p.atMs, probability: p.probability }].slice(-TURN_CHECKS) }));
         break;
       case 'error':
         get().notify('error', p.message);

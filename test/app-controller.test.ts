@@ -24,7 +24,8 @@ describe('the app controller on the real engines', () => {
 
   before(async () => {
     const settingsFile = path.join(tempDir('lva-ctl-'), 'settings.json');
-    await writeFile(settingsFile, JSON.stringify({ llm: { threads: 2, maxTokens: 24 } }));
+    // The end-of-turn model loads (shared/models has one) but is not asked: these tests time silence endpointing.
+    await writeFile(settingsFile, JSON.stringify({ llm: { threads: 2, maxTokens: 24 }, endpointing: { turnModel: false } }));
     controller = new AssistantController({
       settingsFile,
       modelRoots: () => MODEL_ROOTS,
@@ -69,7 +70,8 @@ describe('the app controller on the real engines', () => {
   it('loads every model and reports where the LLM runs', () => {
     const s = status();
     assert.equal(s.phase, 'ready', s.error ?? '');
-    assert.deepEqual(s.models.map((m) => [m.kind, m.state]), [['vad', 'ready'], ['stt', 'ready'], ['tts', 'ready'], ['llm', 'ready']]);
+    assert.deepEqual(s.models.map((m) => [m.kind, m.state]), [['vad', 'ready'], ['stt', 'ready'], ['tts', 'ready'], ['llm', 'ready'], ['turn', 'ready']]);
+    assert.equal(s.models.find((m) => m.kind === 'turn')?.id, 'test-turn-eot-espeak', 'the optional end-of-turn model, when installed');
     assert.ok(s.models.every((m) => m.id && m.name && typeof m.loadMs === 'number'));
     assert.equal(s.models.find((m) => m.kind === 'vad')?.layout, 'silero-v5', 'the VAD says which Silero export it loaded');
     assert.equal(s.llm?.backend, 'cpu');

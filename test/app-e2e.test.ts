@@ -95,13 +95,30 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
         const text = await page.locator(`[data-testid=stage-${stage}-ms]`).textContent();
         assert.match(text ?? '', /^\d+ ms$|^\d+\.\d s$/, `stage ${stage} shows a number`);
       }
+      // The shared models include the end-of-turn stand-in: it may end the turn 200 ms into the pause
+      // (turnCheckMs, plus its answer's time) instead of silenceMs (600).
+      const meta = (await page.locator('.meta').first().textContent()) ?? '';
+      assert.match(meta, /ended( by silence|: turn-model)/);
+      const byModel = /turn-model/.test(meta);
       const endpoint = Number((await page.locator('[data-testid=stage-endpoint-ms]').textContent())?.replace(' ms', ''));
-      assert.ok(endpoint >= 450 && endpoint <= 1200, `the endpoint wait is about silenceMs (600), got ${endpoint}`);
+      assert.ok(endpoint >= (byModel ? 150 : 450) && endpoint <= 1200, `the endpoint wait is about ${byModel ? 'turnCheckMs (200)' : 'silenceMs (600)'}, got ${endpoint}`);
       assert.match((await page.locator('[data-testid=v2v]').textContent()) ?? '', /^\d+ ms$|^\d+\.\d s$/);
       const stats = (await page.locator('[data-testid=session-stats]').textContent()) ?? '';
       assert.match(stats, /Session: 1 turn/);
       assert.match(stats, /Voice to voice\d+ ms\d+ ms/);
-      assert.match((await page.locator('.meta').first().textContent()) ?? '', /ended by silence/);
+      // The Endpointing tab shows what the model said in the pause, read against the current threshold,
+      // and the replay with these settings agrees with it.
+      assert.equal(await page.locator('[data-testid="toggle-endpointing.turnModel"]').getAttribute('aria-checked'), 'true');
+      assert.ok(await page.locator('[data-testid="toggle-endpointing.turnModel"]').isEnabled(), 'a model is loaded');
+      await page.locator('[data-testid="slider-endpointing.turnThreshold"]').waitFor();
+      const turnTrace = page.locator('[data-testid=turn-trace]').first();
+      const check = turnTrace.locator('[data-testid=turn-check]').first();
+      await check.waitFor({ timeout: 2000 });
+      const label = (await check.textContent()) ?? '';
+      assert.match(label, /^[01]\.\d\d [✓…]$/);
+      const caption = (await turnTrace.locator('figcaption').textContent()) ?? '';
+      if (byModel) assert.match(caption, /was ended by the model \d+ ms after speech/);
+      assert.match(caption, label.endsWith('✓') ? /now: ended by the model \d+ ms after speech/ : /now: cut \d+ ms after speech/);
     });
   });
 
@@ -134,6 +151,11 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
 
   it('the silence slider changes what the next audio does, and the tuning view replays the cut', async () => {
     await withApp(bridge, clip('silence'), async (page) => {
+      // Silence alone decides here: the end-of-turn model (loaded with the shared models) is switched off.
+      const turnModel = page.locator('[data-testid="toggle-endpointing.turnModel"]');
+      await turnModel.click();
+      await page.locator('[data-testid="toggle-endpointing.turnModel"][aria-checked=false]').waitFor();
+      await page.locator('[data-testid="slider-endpointing.turnThreshold"]').waitFor({ state: 'detached' });
       await setSlider(page, 'endpointing.silenceMs', 1000);
       await page.locator('[data-testid="value-endpointing.silenceMs"]', { hasText: '1 s' }).waitFor();
       await page.waitForTimeout(500); // saved shortly after the last change

@@ -9,35 +9,50 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { MODELS, runCli, SPEECH, tempDir } from './helpers';
 
+type Dist = { n: number; median: number; p95: number; p99: number; max: number };
+
 describe('npm run bench', () => {
-  it('prints the table and writes the JSON with every stage, the machine and the models', async () => {
+  /** One run of the bench over weather (one turn) and interrupt (two: the second barges in). */
+  async function bench(settings: object | null) {
     const corpus = tempDir('lva-corpus-');
     copyFileSync(path.join(SPEECH, 'weather.wav'), path.join(corpus, 'alpha.wav'));
     copyFileSync(path.join(SPEECH, 'interrupt.wav'), path.join(corpus, 'zulu.wav'));
     writeFileSync(path.join(corpus, 'manifest.json'), JSON.stringify({ first: { file: 'alpha.wav' }, second: { file: 'zulu.wav' } }));
+    const extra: string[] = [];
+    if (settings) {
+      writeFileSync(path.join(corpus, 'settings.json'), JSON.stringify(settings));
+      extra.push('--settings', path.join(corpus, 'settings.json'));
+    }
     const out = path.join(corpus, 'out.json');
-    const r = await runCli('electron/cli/bench.ts', ['--models', MODELS, '--corpus', corpus, '--runs', '2', '--json', out], 300_000);
+    const r = await runCli('electron/cli/bench.ts', ['--models', MODELS, '--corpus', corpus, '--runs', '1', '--json', out, ...extra], 300_000);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /stage \(ms\) +n +median +p95 +p99 +max/);
     assert.match(r.stdout, /voice to voice +\d+ +\d+/);
-    assert.match(r.stdout, /2 run\(s\) × 2 clips = \d+ turns/);
-
+    assert.match(r.stdout, /1 run\(s\) × 2 clips = 3 turns/);
     const j = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(j), ['stages', 'machine', 'models', 'runs']);
-    const stages = j.stages as Record<string, { n: number; median: number; p95: number; p99: number; max: number }>;
-    assert.deepEqual(Object.keys(stages), ['endpointMs', 'sttMs', 'llmTtftMs', 'ttsFirstAudioMs', 'voiceToVoiceMs', 'overheadMs', 'bargeInMs']);
+    assert.deepEqual(Object.keys(j), ['stages', 'prepared', 'machine', 'models', 'runs']);
+    const all = j.stages as Record<string, unknown>;
+    assert.deepEqual(Object.keys(all), ['endpointMs', 'sttMs', 'llmTtftMs', 'ttsFirstAudioMs', 'voiceToVoiceMs', 'overheadMs', 'bargeInMs', 'afterEndMs', 'preparedLeadMs']);
+    const { afterEndMs, ...rest } = all as { afterEndMs: { prepared: Dist; unprepared: Dist } } & Record<string, Dist>;
+    const stages: Record<string, Dist> = { ...rest, afterPrepared: afterEndMs.prepared, afterUnprepared: afterEndMs.unprepared };
     for (const [name, d] of Object.entries(stages)) {
-      assert.ok(d.n > 0, `${name} has measurements`);
-      assert.ok(d.median <= d.p95 && d.p95 <= d.p99 && d.p99 <= d.max, `${name} is ordered: ${JSON.stringify(d)}`);
+      if (d.n > 0) assert.ok(d.median <= d.p95 && d.p95 <= d.p99 && d.p99 <= d.max, `${name} is ordered: ${JSON.stringify(d)}`);
     }
-    // weather gives one turn, zulu two (the second barges in): per run 3 turns, 1 barge-in.
-    assert.equal(stages.voiceToVoiceMs!.n, 6);
-    assert.equal(stages.bargeInMs!.n, 2);
+    assert.equal(stages.voiceToVoiceMs!.n, 3);
+    assert.equal(stages.bargeInMs!.n, 1);
     assert.ok(stages.bargeInMs!.max < 1000, 'playback stops within a second of the user speaking');
-    const endpoint = stages.endpointMs as unknown as { silenceMs: number; error: { median: number; max: number } };
+    return { j, stages, prepared: j.prepared as { used: number; dropped: number; none: number } };
+  }
+
+  it('as shipped: answers prepared during the pause play at once; the JSON has every stage, the machine and the models', async () => {
+    const { j, stages, prepared } = await bench(null);
+    assert.deepEqual(prepared, { used: 3, dropped: 0, none: 0 }, 'each turn was answered from its pause');
+    for (const name of ['endpointMs', 'sttMs', 'voiceToVoiceMs', 'afterPrepared', 'preparedLeadMs']) assert.ok(stages[name]!.n > 0, `${name} has measurements`);
+    // The end-of-turn model ends these finished questions well before silence alone (600 ms) would.
+    const endpoint = stages.endpointMs as Dist & { silenceMs: number };
     assert.equal(endpoint.silenceMs, 600);
-    assert.ok(Math.abs(endpoint.error.median) <= 100, `endpoint error ${endpoint.error.median}`);
-    assert.ok(stages.overheadMs!.median >= 0 && stages.overheadMs!.median < 10, `our overhead is single-digit ms: ${stages.overheadMs!.median}`);
+    assert.ok(endpoint.median < 500, `endpoint ${endpoint.median}`);
+    assert.ok(stages.afterPrepared!.median < 100, `first audio ${stages.afterPrepared!.median} ms after the end of turn`);
 
     const machine = j.machine as { cpu: string; cores: number; gpuBackend: string; peakRssMiB: number };
     assert.ok(machine.cores >= 1 && machine.cpu.length > 0 && machine.peakRssMiB > 50);
@@ -48,7 +63,16 @@ describe('npm run bench', () => {
       assert.ok(m.id.startsWith('test-'), kind);
       assert.ok(m.loadMs > 0 && m.rtf > 0 && m.rtf < 1, `${kind}: ${JSON.stringify(m)}`);
     }
-    assert.equal(j.runs, 2);
+    assert.equal(j.runs, 1);
+  });
+
+  it('without prepared answers or the model: every engine stage, the silence endpoint error and our overhead', async () => {
+    const { stages, prepared } = await bench({ prepareAnswers: false, endpointing: { turnModel: false }, llm: { maxTokens: 64 } });
+    assert.deepEqual(prepared, { used: 0, dropped: 0, none: 3 });
+    for (const name of ['endpointMs', 'sttMs', 'llmTtftMs', 'ttsFirstAudioMs', 'voiceToVoiceMs', 'overheadMs', 'afterUnprepared']) assert.ok(stages[name]!.n > 0, `${name} has measurements`);
+    const endpoint = stages.endpointMs as Dist & { silenceMs: number; error: Dist };
+    assert.ok(Math.abs(endpoint.error.median) <= 100, `endpoint error ${endpoint.error.median}`);
+    assert.ok(stages.overheadMs!.median >= 0 && stages.overheadMs!.median < 10, `our overhead is single-digit ms: ${stages.overheadMs!.median}`);
   });
 
   it('a corpus without a manifest, or bad --runs, is one clear error', async () => {

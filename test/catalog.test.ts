@@ -15,7 +15,7 @@ import {
   resolveModel,
   searchOrder,
 } from '../native-models/resolver';
-import type { EngineSpec } from '../native-models/types';
+import { isOptionalKind, REQUIRED_KINDS, type EngineSpec } from '../native-models/types';
 import { runCli } from './helpers';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -61,7 +61,7 @@ describe('catalog', () => {
   });
 
   test('defaults cover every kind, with the stt streaming model first', () => {
-    for (const kind of ['vad', 'stt', 'llm', 'tts'] as const) {
+    for (const kind of ['vad', 'stt', 'llm', 'tts', 'turn'] as const) {
       assert.ok(DEFAULT_CATALOG.some((e) => e.kind === kind), kind);
     }
     const stt = DEFAULT_CATALOG.filter((e) => e.kind === 'stt');
@@ -73,7 +73,7 @@ describe('catalog', () => {
 
   for (const e of ALL_MODELS) {
     test(`entry ${e.id} is well formed`, () => {
-      assert.ok(['vad', 'stt', 'llm', 'tts'].includes(e.kind));
+      assert.ok(['vad', 'stt', 'llm', 'tts', 'turn'].includes(e.kind));
       assert.ok(e.name.trim() && e.description.trim() && e.licence.trim());
       assert.ok(e.files.length > 0);
       const names = e.files.map((f) => f.name);
@@ -107,10 +107,39 @@ describe('catalog', () => {
         'sherpa-offline': 'stt',
         'llama-gguf': 'llm',
         'sherpa-tts': 'tts',
+        'smart-turn': 'turn',
       };
       assert.equal(engineKind[e.engine.engine], e.kind);
     });
   }
+});
+
+describe('the end-of-turn model', () => {
+  test('Smart Turn v3.2 CPU: pinned file, size, sha256 (unconfirmed until locked), licence; optional', () => {
+    const e = findEntry('smart-turn-v3.2-cpu')!;
+    assert.equal(e.kind, 'turn');
+    assert.equal(e.licence, 'BSD-2-Clause');
+    assert.equal(e.source, 'https://huggingface.co/pipecat-ai/smart-turn-v3');
+    assert.deepEqual(e.engine, { engine: 'smart-turn', model: 'smart-turn-v3.2-cpu.onnx' });
+    assert.deepEqual(e.files, [
+      {
+        name: 'smart-turn-v3.2-cpu.onnx',
+        url: 'https://huggingface.co/pipecat-ai/smart-turn-v3/resolve/f766f81d3cfdf7737ac64aad813d91bbfd56bf93/smart-turn-v3.2-cpu.onnx',
+        bytes: 8_679_182,
+        sha256: '2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f',
+        unconfirmed: true,
+      },
+    ]);
+    assert.equal(isOptionalKind('turn'), true);
+    assert.deepEqual(REQUIRED_KINDS, ['vad', 'stt', 'llm', 'tts']);
+  });
+
+  test('the stand-in in shared/models/turn is found, and is the only turn model there', async () => {
+    const turn = await pickModel('turn', roots);
+    assert.equal(turn.entry.id, 'test-turn-eot-espeak');
+    assert.equal(turn.paths['eot-espeak.onnx'], path.join(sharedModels, 'turn', 'eot-espeak.onnx'));
+    assert.deepEqual((await installedModels('turn', roots)).map((m) => m.entry.id), ['test-turn-eot-espeak']);
+  });
 });
 
 describe('resolver with the shared test models', () => {
@@ -315,5 +344,7 @@ describe('npm run models -- list --json', () => {
         assert.deepEqual(row.files, e.files.map((f) => ({ name: f.name, url: f.url, bytes: f.bytes, sha256: f.sha256 })));
       }
     }
+    const turn = rows.find((x) => x.id === 'smart-turn-v3.2-cpu') as { kind?: string; bytes?: number; installed?: boolean } | undefined;
+    assert.deepEqual([turn?.kind, turn?.bytes, turn?.installed], ['turn', 8_679_182, false]);
   });
 });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AppEvent, AppStatus } from '../electron/ipc-contract';
 import { verifyModel } from '../native-models/downloader';
+import { planSetup } from '../native-models/setup-plan';
 import { browserMissing, launchBrowser, startBridge } from './browser-harness';
 import type { ModelEntry } from '../native-models/types';
 import { firstRunController } from './first-run-helpers';
@@ -48,7 +49,9 @@ describe('first run: download the models, then talk', () => {
         ['stt', 'test-stt-espeak-ctc-streaming'],
         ['llm', 'test-llm-stories260k'],
         ['tts', 'test-tts-formant'],
+        ['turn', 'test-turn-eot-espeak'],
       ]);
+      assert.deepEqual(setup.models.map((m) => m.optional), [false, false, false, false, true], 'the end-of-turn model is offered, as optional');
       assert.equal(setup.totalBytes, setup.models.reduce((a, m) => a + m.bytes!, 0));
       assert.equal(setup.folder, models);
       controller.command({ type: 'download-models' });
@@ -75,11 +78,16 @@ describe('first run: download the models, then talk', () => {
   /** Only the voice is missing: the rest are the shared test models. */
   function voiceOnlyController(dir: string, voices: ModelEntry[]) {
     const catalog = [...server().catalog.filter((e) => e.kind !== 'tts'), ...voices];
-    // The shared vad, stt and llm folders, without the shared voices (they would count as installed).
+    // The shared vad, stt, llm and turn folders, without the shared voices (they would count as installed).
+    return firstRunController(dir, catalog, { otherRoots: [sharedExcept(dir, ['tts-synthetic'])] });
+  }
+
+  /** A models folder of links to the shared test models, less the folders named. */
+  function sharedExcept(dir: string, leaveOut: string[]): string {
     const others = path.join(dir, 'others');
     mkdirSync(others);
-    for (const sub of ['vad', 'stt', 'llm']) symlinkSync(path.join(MODELS, sub), path.join(others, sub));
-    return firstRunController(dir, catalog, { otherRoots: [others] });
+    for (const sub of ['vad', 'stt', 'llm', 'tts-synthetic', 'turn']) if (!leaveOut.includes(sub)) symlinkSync(path.join(MODELS, sub), path.join(others, sub));
+    return others;
   }
 
   /** A "voice" whose model file is really the VAD's onnx: right size and hash, but no voice. */
@@ -143,6 +151,55 @@ describe('first run: download the models, then talk', () => {
     }
   });
 
+  it('the end-of-turn model never makes a plan alone; `models fetch` (optionalAlone) still gets it', async () => {
+    const dir = tempDir('lva-first-plan-');
+    const hardware = async () => { throw new Error('no LLM choice to make'); };
+    assert.equal(await planSetup(server().catalog, [sharedExcept(dir, ['turn'])], hardware), null, 'every required kind is there: no first-run screen');
+    const plan = await planSetup(server().catalog, [path.join(dir, 'others')], hardware, { optionalAlone: true });
+    assert.deepEqual(plan?.models.map((m) => [m.id, m.optional]), [['test-turn-eot-espeak', true]]);
+    // A catalog without any end-of-turn model still plans the required ones.
+    const noTurn = await planSetup(server().catalog.filter((e) => e.kind !== 'turn'), [tempDir('lva-first-empty-')], hardware);
+    assert.deepEqual(noTurn?.models.map((m) => m.kind), ['vad', 'stt', 'llm', 'tts']);
+  });
+
+  it('an end-of-turn model that does not work is skipped with a notice, and the assistant starts without it', async () => {
+    const dir = tempDir('lva-first-turn-');
+    const vad = server().catalog.find((e) => e.id === 'test-vad-silero')!.files[0]!;
+    // The VAD's onnx published as an end-of-turn model: right size and hash, wrong model.
+    const brokenTurn: ModelEntry = {
+      id: 'broken-turn',
+      kind: 'turn',
+      name: 'Broken end-of-turn model',
+      description: 'the VAD model published as an end-of-turn model',
+      licence: 'MIT',
+      files: [{ ...vad, name: 'model.onnx' }],
+      engine: { engine: 'smart-turn', model: 'model.onnx' },
+    };
+    const catalog = [...server().catalog.filter((e) => e.kind !== 'turn'), brokenTurn];
+    const { controller, models } = firstRunController(dir, catalog, { otherRoots: [sharedExcept(dir, ['tts-synthetic', 'turn'])] });
+    const events: AppEvent[] = [];
+    controller.on((e) => events.push(e));
+    try {
+      await controller.start();
+      const status = (): AppStatus => controller.snapshot().status;
+      assert.deepEqual(status().setup!.models.map((m) => [m.id, m.optional]), [['test-tts-formant', false], ['broken-turn', true]]);
+      controller.command({ type: 'download-models' });
+      await until('the assistant to start', () => status().phase === 'ready' || status().setup?.state === 'failed', 120_000);
+      assert.equal(status().phase, 'ready', status().setup?.error ?? status().error ?? '');
+      const notices = events.flatMap((e) => (e.type === 'notice' ? [e.message] : []));
+      assert.ok(notices.some((n) => /^The end-of-turn model broken-turn \(in .*\) does not work: .*Its files were removed\. The assistant starts without it: turn ends are decided by silence alone\.$/.test(n)), notices.join('\n'));
+      assert.ok(notices.some((n) => /each one ran once \(Broken end-of-turn model skipped\)/.test(n)), notices.join('\n'));
+      assert.equal(lastSetup(events)!.checks['broken-turn']?.state, 'skipped');
+      assert.equal(existsSync(path.join(models, 'broken-turn')), false);
+      const turn = status().models.find((m) => m.kind === 'turn')!;
+      assert.equal(turn.state, 'missing');
+      assert.match(turn.detail!, /^No end-of-turn model is installed: turn ends are decided by silence alone\. To get it: `npm run models -- fetch broken-turn`/);
+      assert.ok(status().models.filter((m) => m.kind !== 'turn').every((m) => m.state === 'ready'));
+    } finally {
+      await controller.dispose();
+    }
+  });
+
   it('in the browser: the first-run screen shows the plan and the progress, then the assistant', { skip: process.env.SKIP_BROWSER_TESTS ? 'SKIP_BROWSER_TESTS is set' : false }, async () => {
     const missing = browserMissing();
     if (missing) throw new Error(missing);
@@ -157,8 +214,9 @@ describe('first run: download the models, then talk', () => {
       await page.goto(bridge.url);
       const screen = page.locator('[data-testid=first-run]');
       await screen.waitFor({ timeout: 20_000 });
-      assert.equal(await page.locator('[data-testid=download-item]').count(), 4);
+      assert.equal(await page.locator('[data-testid=download-item]').count(), 5);
       const text = (await screen.textContent()) ?? '';
+      assert.match(text, /End of turn \(optional\)/);
       assert.match(text, /Silero VAD v5 test fixture/);
       assert.match(text, /2\.2 MB/);
       assert.match(text, new RegExp(models.replace(/[/\\]/g, '.')));

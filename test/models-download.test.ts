@@ -272,7 +272,7 @@ describe('model downloader (local HTTP server)', () => {
       writeFileSync(broken, JSON.stringify([{ id: 'x y', kind: 'asr', files: [{ name: 'a', sha256: 'nope' }] }]));
       const b = await runCli('electron/cli/models.ts', ['list', '--catalog', broken]);
       assert.equal(b.code, 1);
-      assert.match(b.stderr, /\[0\]\.id must be a name.*\[0\]\.kind must be one of vad, stt, llm, tts.*\[0\]\.files\[0\]\.sha256 must be 64 hex digits/);
+      assert.match(b.stderr, /\[0\]\.id must be a name.*\[0\]\.kind must be one of vad, stt, llm, tts, turn.*\[0\]\.files\[0\]\.sha256 must be 64 hex digits/);
       const unknown = await runCli('electron/cli/models.ts', ['fetch', 'nope', '--catalog', catalogFile]);
       assert.match(unknown.stderr, /error: Unknown model "nope"\. Known: cli-model, cli-bad\./);
     });

@@ -5,7 +5,9 @@ import type { TurnReport } from '../electron/pipeline/report';
 import { latencyOf } from '../electron/pipeline/report';
 import { replayEndpointing, type VadPoint } from '../renderer/model/endpoint-replay';
 import { percentile } from '../electron/pipeline/stats';
-import { inputGainLabel } from '../renderer/model/labels';
+import { inputGainLabel, modelLine, plannedKindLabel } from '../renderer/model/labels';
+import { DEFAULT_CATALOG } from '../native-models/catalog';
+import { optionalMissingLine } from '../native-models/setup-plan';
 import { summarize, waterfall } from '../renderer/model/latency';
 import { patchAt, valueAt } from '../renderer/model/settings-patch';
 import { DEFAULT_SETTINGS } from '../electron/settings/schema';
@@ -17,7 +19,7 @@ function trace(durationMs: number, speech: [number, number][]): VadPoint[] {
   return out;
 }
 
-const base = { vadThreshold: 0.5, minSpeechMs: 250, silenceMs: 600, maxTurnMs: 30000 };
+const base = { vadThreshold: 0.5, minSpeechMs: 250, silenceMs: 600, maxTurnMs: 30000, turnModel: true, turnCheckMs: 200, turnThreshold: 0.5, maxPauseMs: 1600 };
 
 describe('endpoint replay', () => {
   const pause = trace(5000, [
@@ -51,13 +53,63 @@ describe('endpoint replay', () => {
     assert.ok(Math.abs(r.turns[0]!.endMs - (r.turns[0]!.startMs + 4000)) <= 32);
     assert.equal(r.turns.length, 1, 'no new turn until a gap');
   });
+
+  // The pause runs from the last speech window (1504) to the next one (2176); the model answered live
+  // 200 ms into it. The second pause (after 2912) has no recorded check.
+  const sure = { loaded: true, checks: [{ atMs: 1728, probability: 0.93 }] };
+  const ended = (r: ReturnType<typeof replayEndpointing>, i: number) => r.turns[i]!.endMs - r.turns[i]!.speechEndMs;
+
+  it('with the model, a pause it judged finished ends at speech end + turnCheckMs, by the model', () => {
+    const r = replayEndpointing(pause, { ...base, silenceMs: 1000 }, sure);
+    assert.equal(r.turns.length, 2, JSON.stringify(r.turns));
+    assert.equal(r.turns[0]!.reason, 'turn-model');
+    assert.ok(ended(r, 0) >= 200 && ended(r, 0) < 232, `ended ${ended(r, 0)} ms after speech`);
+    // No check in the last pause: the ceiling ends it, not silenceMs.
+    assert.equal(r.turns[1]!.reason, 'silence');
+    assert.ok(Math.abs(ended(r, 1) - 1600) <= 32, `ended ${ended(r, 1)} ms after speech`);
+    // The live answer is reused when the replay asks earlier or later in the same pause.
+    const later = replayEndpointing(pause, { ...base, turnCheckMs: 400 }, sure);
+    assert.equal(later.turns[0]!.reason, 'turn-model');
+    assert.ok(ended(later, 0) >= 400 && ended(later, 0) < 432, `ended ${ended(later, 0)} ms after speech`);
+  });
+
+  it('with the threshold above the probability, the pause may run to maxPauseMs', () => {
+    const whole = replayEndpointing(pause, { ...base, silenceMs: 400, turnThreshold: 0.95 }, sure);
+    assert.equal(whole.turns.length, 1, 'speech resumed before the ceiling');
+    assert.equal(whole.turns[0]!.reason, 'silence');
+    assert.ok(Math.abs(whole.turns[0]!.speechEndMs - 2930) <= 40);
+    const ceiling = replayEndpointing(pause, { ...base, turnThreshold: 0.95, maxPauseMs: 400 }, sure);
+    assert.equal(ceiling.turns.length, 2);
+    assert.equal(ceiling.turns[0]!.reason, 'silence');
+    assert.ok(Math.abs(ended(ceiling, 0) - 400) <= 32, `ended ${ended(ceiling, 0)} ms after speech`);
+  });
+
+  it('a check outside the pause is not used for it: the pause falls back to the ceiling', () => {
+    const elsewhere = { loaded: true, checks: [{ atMs: 1200, probability: 0.99 }, { atMs: 2500, probability: 0.99 }] };
+    const r = replayEndpointing(pause, { ...base, silenceMs: 400 }, elsewhere);
+    assert.equal(r.turns.length, 1, JSON.stringify(r.turns));
+    assert.equal(r.turns[0]!.reason, 'silence');
+  });
+
+  it('without a model loaded, or with it switched off, silenceMs decides as before', () => {
+    for (const [settings, model] of [
+      [base, { loaded: false, checks: sure.checks }],
+      [{ ...base, turnModel: false }, sure],
+    ] as const) {
+      const split = replayEndpointing(pause, { ...settings, silenceMs: 400 }, model);
+      assert.equal(split.turns.length, 2);
+      assert.deepEqual(split.turns.map((t) => t.reason), ['silence', 'silence']);
+      assert.ok(Math.abs(ended(split, 0) - 400) <= 32, `ended ${ended(split, 0)} ms after speech`);
+      assert.equal(replayEndpointing(pause, { ...settings, silenceMs: 1000 }, model).turns.length, 1);
+    }
+  });
 });
 
 function report(t: Partial<TurnReport['timings']>): TurnReport {
   const timings = { speechStartMs: 0, speechEndMs: 1000, endOfTurnMs: 1600, sttFinalMs: 1610, llmFirstTokenMs: 1650, firstClauseMs: 1700, firstAudioMs: 1730, lastAudioMs: 3000, ...t };
   return {
     index: 0, userText: 'hi', assistantText: 'hello', heardText: 'hello', interrupted: false, endReason: 'silence', bargeIn: null,
-    holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, timings, latency: latencyOf(timings),
+    holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings),
     engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 },
   };
 }
@@ -102,5 +154,21 @@ describe('input gain label', () => {
     assert.equal(inputGainLabel(0.9), '+1 dB');
     assert.equal(inputGainLabel(0.4), null);
     assert.equal(inputGainLabel(0), null);
+  });
+});
+
+describe('models panel and first-run labels', () => {
+  it('a loaded end-of-turn model shows like the others; a missing one says silence alone ends turns and how to get it', () => {
+    assert.deepEqual(modelLine({ kind: 'turn', state: 'ready', id: 'smart-turn-v3.2-cpu', name: 'Smart Turn v3.2 (CPU, int8)', loadMs: 41.6 }), {
+      name: 'Smart Turn v3.2 (CPU, int8)',
+      state: 'loaded in 42 ms',
+    });
+    assert.deepEqual(modelLine({ kind: 'turn', state: 'missing' }), { name: 'none installed', state: 'optional' });
+    assert.equal(
+      optionalMissingLine('turn', DEFAULT_CATALOG),
+      'No end-of-turn model is installed: turn ends are decided by silence alone. To get it: `npm run models -- fetch smart-turn-v3.2-cpu` (8.3 MB), then restart the assistant.',
+    );
+    assert.equal(plannedKindLabel('turn', true), 'End of turn (optional)');
+    assert.equal(plannedKindLabel('llm', false), 'Language model');
   });
 });

@@ -23,10 +23,10 @@ class ManualClock implements Clock {
   }
 }
 
-function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: Settings } = {}) {
+function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: Settings; contextSize?: number } = {}) {
   const prompts: string[][] = [];
   const llm: LanguageModel = {
-    info: { id: 'scripted-llm', backend: 'cpu', gpuDevices: [], gpuLayers: 0, totalLayers: 0, contextSize: 4096, loadMs: 0, warmUpMs: 0 },
+    info: { id: 'scripted-llm', backend: 'cpu', gpuDevices: [], gpuLayers: 0, totalLayers: 0, contextSize: opts.contextSize ?? 4096, loadMs: 0, warmUpMs: 0 },
     async generate(messages: readonly ChatMessage[], o) {
       prompts.push(messages.slice(1).map((m) => `${m.role}:${m.text}`));
       await sleep(opts.firstTokenDelayMs ?? 0);
@@ -62,6 +62,7 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
       endOfTurnMs: clock.t,
       reason: 'silence',
       inputGainDb: 0,
+      turnChecks: null,
       transcript: Promise.resolve({ text, finalMs: clock.t, decodeMs: 0 }),
     };
     r.onTurnEvent({ type: 'end-of-turn', turn });
@@ -186,5 +187,106 @@ describe('responding (scripted turn events)', () => {
     assert.equal(r.active, false);
     assert.equal(r.reports[0]!.interrupted, true);
     assert.ok(output.endMs <= 60, `playback ended at ${output.endMs}`);
+  });
+});
+
+describe('prepared answers (scripted turn events)', () => {
+  /** The user pauses in turn 0 with these words so far (as the recognizer would finish them now). */
+  const pause = (r: Responding, words: string, atMs: number) =>
+    r.onTurnEvent({ type: 'pause', atMs, speechEndMs: atMs - 100, turn: 0, tentative: () => Promise.resolve(words) });
+
+  it('prepares the answer during the pause without touching history, and plays it the moment the turn ends with the same words', async () => {
+    const { r, clock, output, endTurn, history, prompts, log } = setup();
+    clock.t = 1200;
+    pause(r, 'What is the weather', clock.t);
+    await r.drain();
+    await new Promise((res) => setTimeout(res, 20));
+    assert.deepEqual(prompts, [['user:What is the weather']], 'the model was asked during the pause');
+    assert.deepEqual(history(), [], 'history untouched while the turn may go on');
+    assert.equal(output.queuedTo, 0, 'nothing played');
+    assert.equal(log.filter((e) => e.type === 'answer-delta').length, 0, 'nothing shown');
+    clock.t = 1800;
+    endTurn('what is the weather?', 300);
+    await r.drain();
+    assert.equal(prompts.length, 1, 'the prepared answer was used, not asked again');
+    clock.t = 100_000;
+    r.settle(clock.t);
+    const rep = r.reports[0]!;
+    assert.equal(rep.prepared, 'used');
+    assert.equal(rep.preparedLeadMs, 600);
+    assert.equal(rep.timings.firstAudioMs, 1800, 'it played at once');
+    assert.equal(rep.assistantText, 'It is sunny. Enjoy the day.');
+    assert.deepEqual(history(), ['user:what is the weather?', 'assistant:It is sunny. Enjoy the day.']);
+    assert.ok(log.some((e) => e.type === 'answer-delta' && e.turn === 0), 'its text shown once taken');
+  });
+
+  it('drops it, unheard and out of history, when the user goes on; the longer turn is answered afresh', async () => {
+    const { r, clock, output, endTurn, history, prompts } = setup({ firstTokenDelayMs: 40 });
+    clock.t = 1200;
+    pause(r, 'set a timer for', clock.t);
+    await new Promise((res) => setTimeout(res, 5));
+    r.onTurnEvent({ type: 'resume', atMs: 1500 });
+    await r.drain();
+    assert.equal(output.queuedTo, 0);
+    assert.deepEqual(history(), []);
+    clock.t = 3000;
+    endTurn('set a timer for ten minutes', 300);
+    await r.drain();
+    clock.t = 100_000;
+    r.settle(clock.t);
+    const rep = r.reports[0]!;
+    assert.equal(rep.prepared, 'dropped');
+    assert.equal(rep.preparedLeadMs, 1800);
+    assert.deepEqual(prompts.map((p) => p.at(-1)), ['user:set a timer for', 'user:set a timer for ten minutes']);
+    assert.deepEqual(history(), ['user:set a timer for ten minutes', 'assistant:It is sunny. Enjoy the day.']);
+    assert.equal(rep.timings.firstAudioMs! >= 3000, true);
+  });
+
+  it('drops it when the committed words differ, and never plays both', async () => {
+    const { r, clock, output, endTurn, prompts } = setup();
+    clock.t = 1200;
+    pause(r, 'turn on the lights', clock.t);
+    await new Promise((res) => setTimeout(res, 20));
+    clock.t = 1800;
+    endTurn('turn on the kitchen lights', 300);
+    await r.drain();
+    clock.t = 100_000;
+    r.settle(clock.t);
+    assert.equal(r.reports[0]!.prepared, 'dropped');
+    assert.equal(prompts.length, 2);
+    assert.equal(output.queuedTo, 260, 'one answer of audio: "It is sunny." and "Enjoy the day.", 26 characters at 10 ms');
+  });
+
+  it('a long conversation of prepared answers stays within the context', async () => {
+    const { r, clock, endTurn, history } = setup({ contextSize: 120 });
+    let index = 0;
+    for (let i = 0; i < 12; i++) {
+      clock.t = i * 10_000 + 1200;
+      r.onTurnEvent({ type: 'pause', atMs: clock.t, speechEndMs: clock.t - 100, turn: index, tentative: () => Promise.resolve(`question number ${i}`) });
+      await new Promise((res) => setTimeout(res, 5));
+      clock.t += 400;
+      endTurn(`question number ${i}`);
+      index++;
+      await r.drain();
+      clock.t += 5000;
+      r.settle(clock.t);
+    }
+    assert.ok(r.reports.every((x) => x.prepared === 'used'));
+    assert.ok(history().length < 12, `trimmed: ${history().length} messages kept`);
+    assert.equal(history().at(-2), 'user:question number 11');
+  });
+
+  it('prepares nothing when turned off in settings', async () => {
+    const { r, clock, endTurn, prompts } = setup({ settings: mergeSettings(DEFAULT_SETTINGS, { prepareAnswers: false }) });
+    pause(r, 'what time is it', 1000);
+    await new Promise((res) => setTimeout(res, 20));
+    assert.equal(prompts.length, 0);
+    clock.t = 1500;
+    endTurn('what time is it');
+    await r.drain();
+    clock.t = 100_000;
+    r.settle(clock.t);
+    assert.equal(r.reports[0]!.prepared, 'none');
+    assert.equal(r.reports[0]!.preparedLeadMs, null);
   });
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SpeechRecognizer } from '../electron/engines/stt';
+import type { TurnDetector } from '../electron/engines/turn-detector';
 import type { VoiceActivityDetector } from '../electron/engines/vad';
 import type { AssistantPhase } from '../electron/pipeline/barge-in';
 import { FastForwardClock } from '../electron/pipeline/clock';
@@ -42,9 +43,9 @@ function scripted(words: string[]) {
 }
 
 /** Runs `speech` spans (ms) through turn taking window by window on a fast clock. */
-async function run(opts: { speech: [number, number][]; totalMs: number; words?: string[]; settings?: Settings; phase?: (ms: number) => AssistantPhase; listens?: boolean; keys?: [number, number][] }) {
+async function run(opts: { speech: [number, number][]; totalMs: number; words?: string[]; settings?: Settings; phase?: (ms: number) => AssistantPhase; listens?: boolean; keys?: [number, number][]; turn?: TurnDetector }) {
   const settings = opts.settings ?? mergeSettings(DEFAULT_SETTINGS, { endpointing: { silenceMs: 400, minSpeechMs: 200 } });
-  const engines = scripted(opts.words ?? ['hello there', 'second turn']);
+  const engines = { ...scripted(opts.words ?? ['hello there', 'second turn']), turn: opts.turn ?? null };
   const clock = new FastForwardClock();
   const hub = new EventHub();
   const pub: PipelineEvent[] = [];
@@ -69,6 +70,8 @@ async function run(opts: { speech: [number, number][]; totalMs: number; words?: 
     clock.skipTo(t + 32);
     const heard = await tt.hear(w, false);
     tt.decide(heard, opts.phase?.(t) ?? 'idle');
+    // As the live loop: a verdict in flight arrives before the next window is heard.
+    while (tt.busy) await new Promise((r) => setImmediate(r));
   }
   return { tt, turns, pub, engines, asked, clock };
 }
@@ -140,5 +143,80 @@ describe('turn taking (scripted VAD and recognizer)', () => {
     const blip = await run({ speech: [[320, 2000]], totalMs: 420 });
     blip.tt.endTurnNow('input-ended');
     assert.deepEqual(kinds(blip.turns), ['candidate', 'discarded']);
+  });
+});
+
+/** A SCRIPTED end-of-turn model: answers each check from a list, and logs the audio it was given. */
+function scriptedDetector(answers: (number | Error)[]) {
+  const heard: Float32Array[] = [];
+  const detector: TurnDetector = {
+    info: { id: 'scripted-turn', loadMs: 0 },
+    async score(audio) {
+      heard.push(audio);
+      const a = answers.shift() ?? 0;
+      if (a instanceof Error) throw a;
+      return { probability: a, featuresMs: 0, inferenceMs: 0 };
+    },
+    dispose: async () => {},
+  };
+  return { detector, heard };
+}
+
+const endOf = (turns: TurnEvent[]) => turns.filter((e): e is Extract<TurnEvent, { type: 'end-of-turn' }> => e.type === 'end-of-turn');
+
+describe('turn taking with an end-of-turn model (scripted model)', () => {
+  const settings = mergeSettings(DEFAULT_SETTINGS, { endpointing: { silenceMs: 600, minSpeechMs: 200, turnCheckMs: 200, maxPauseMs: 1600 } });
+
+  it('a pause the model calls finished ends the turn at the check, with reason turn-model and the check reported', async () => {
+    const m = scriptedDetector([0.9]);
+    const { turns, pub } = await run({ speech: [[320, 1280]], totalMs: 2500, settings, turn: m.detector });
+    const [end, ...more] = endOf(turns);
+    assert.equal(more.length, 0);
+    assert.equal(end!.turn.reason, 'turn-model');
+    const waited = end!.turn.endOfTurnMs - end!.turn.speechEndMs;
+    assert.ok(waited >= 200 - 32 && waited < 600, `ended ${waited} ms after the speech, before silenceMs`);
+    assert.equal(end!.turn.turnChecks!.length, 1);
+    assert.equal(end!.turn.turnChecks![0]!.probability, 0.9);
+    assert.ok(pub.some((e) => e.type === 'turn-check' && e.turn === 0 && e.probability === 0.9));
+    // It heard the turn from just before its onset through the pause.
+    const audio = m.heard[0]!;
+    assert.ok(audio.length / 16 >= 1280 - 320 + 200 && audio.length / 16 <= 1280 - 320 + 200 + 600, `${audio.length / 16} ms`);
+  });
+
+  it('a pause the model calls unfinished may run past silenceMs: one turn, ended at the next pause', async () => {
+    const m = scriptedDetector([0.1, 0.8]);
+    const { turns } = await run({ speech: [[320, 1000], [2000, 2600]], totalMs: 4000, settings, turn: m.detector });
+    const ends = endOf(turns);
+    assert.equal(ends.length, 1, 'the 1 s hold did not end the turn');
+    assert.equal(ends[0]!.turn.reason, 'turn-model');
+    assert.deepEqual(ends[0]!.turn.turnChecks!.map((c) => c.probability), [0.1, 0.8]);
+  });
+
+  it('no pause runs past maxPauseMs, whatever the model says', async () => {
+    const m = scriptedDetector([0.1]);
+    const { turns } = await run({ speech: [[320, 1000]], totalMs: 3500, settings, turn: m.detector });
+    const [end] = endOf(turns);
+    assert.equal(end!.turn.reason, 'silence');
+    const waited = end!.turn.endOfTurnMs - end!.turn.speechEndMs;
+    assert.ok(waited >= 1600 - 32 && waited <= 1600 + 64, `${waited}`);
+  });
+
+  it('with the model turned off, silenceMs decides and nothing is checked', async () => {
+    const m = scriptedDetector([0.9]);
+    const off = mergeSettings(settings, { endpointing: { turnModel: false } });
+    const { turns } = await run({ speech: [[320, 1280]], totalMs: 2500, settings: off, turn: m.detector });
+    const [end] = endOf(turns);
+    assert.equal(end!.turn.reason, 'silence');
+    assert.equal(end!.turn.turnChecks, null);
+    assert.equal(m.heard.length, 0);
+  });
+
+  it('a failing model says so once and leaves the pauses to silence', async () => {
+    const m = scriptedDetector([new Error('session lost'), new Error('session lost')]);
+    const { turns, pub } = await run({ speech: [[320, 1000], [2500, 3000]], totalMs: 4500, settings, turn: m.detector });
+    const ends = endOf(turns);
+    assert.deepEqual(ends.map((e) => e.turn.reason), ['silence', 'silence']);
+    assert.ok(Math.abs(ends[0]!.turn.endOfTurnMs - ends[0]!.turn.speechEndMs - 600) <= 64);
+    assert.equal(pub.filter((e) => e.type === 'notice' && e.message.includes('end-of-turn model failed')).length, 1);
   });
 });

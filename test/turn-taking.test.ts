@@ -20,9 +20,13 @@ import { MANIFEST, MODELS, SPEECH, runCli, tempDir } from './helpers';
 const dir = tempDir('lva-turns-');
 let n = 0;
 
-function settingsFile(patch: object): string {
+/**
+ * These tests are about the silence rule and barge-in, so the end-of-turn model (loaded from the shared
+ * models) is off unless a test turns it on; it has its own tests in end-of-turn.test.ts.
+ */
+function settingsFile(patch: { endpointing?: object }): string {
   const file = path.join(dir, `settings-${n++}.json`);
-  writeFileSync(file, JSON.stringify(patch));
+  writeFileSync(file, JSON.stringify({ ...patch, endpointing: { turnModel: false, ...patch.endpointing } }));
   return file;
 }
 
@@ -182,7 +186,7 @@ describe('settings apply live, to the next window, without reloading a model', (
   });
 
   it('a silence threshold and a VAD threshold changed mid-turn take effect at once', async () => {
-    let settings: Settings = mergeSettings(DEFAULT_SETTINGS, { llm: { maxTokens: 16 } });
+    let settings: Settings = mergeSettings(DEFAULT_SETTINGS, { llm: { maxTokens: 16 }, endpointing: { turnModel: false } });
     const clock = new FastForwardClock();
     const output = new TimelineOutput();
     const pipeline = new VoicePipeline(engines, output, clock, () => settings);

@@ -25,9 +25,9 @@ import { ALL_MODELS } from '../../native-models/catalog';
 import { fetchModel, type FetchFunction } from '../../native-models/downloader';
 import type { Hardware } from '../../native-models/recommend';
 import { resolveModel } from '../../native-models/resolver';
-import { alternativeFor, isReplaceableDownloadError, plannedModel, planSetup, totalBytes } from '../../native-models/setup-plan';
+import { alternativeFor, isReplaceableDownloadError, optionalMissingLine, plannedModel, planSetup, totalBytes, WITHOUT_OPTIONAL } from '../../native-models/setup-plan';
 import { checkModel, failureLine, KIND_NOUN } from '../model-check/check';
-import type { ModelEntry } from '../../native-models/types';
+import { isOptionalKind, type ModelEntry } from '../../native-models/types';
 import { RealtimeClock, type Clock } from '../pipeline/clock';
 import { EventHub } from '../pipeline/events';
 import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
@@ -54,14 +54,14 @@ export interface ControllerOptions {
   clock?: Clock;
 }
 
-const KINDS: readonly ModelKind[] = ['vad', 'stt', 'tts', 'llm'];
+const KINDS: readonly ModelKind[] = ['vad', 'stt', 'tts', 'llm', 'turn'];
 
 /** Settings that only take effect when the models are loaded again. */
 function needsReload(a: Settings, b: Settings): boolean {
   const keys = ['gpuLayers', 'contextSize', 'threads', 'gpu'] as const;
   return (
     keys.some((k) => a.llm[k] !== b.llm[k]) ||
-    (['dir', 'vad', 'stt', 'llm', 'tts'] as const).some((k) => a.models[k] !== b.models[k])
+    (['dir', 'vad', 'stt', 'llm', 'tts', 'turn'] as const).some((k) => a.models[k] !== b.models[k])
   );
 }
 
@@ -164,6 +164,7 @@ export class AssistantController {
       return;
     }
     this.engines = engines;
+    this.reportTurnModel(engines);
     const info = engines.llm.info;
     const pipeline = new VoicePipeline(engines, this.output, this.clock, () => this.store.current, { keepReports: KEEP_REPORTS });
     this.unsubscribe = pipeline.events.on((event) => this.emit({ type: 'pipeline', event }));
@@ -179,6 +180,16 @@ export class AssistantController {
         softwareGpuSkipped: info.softwareGpuSkipped,
       },
     });
+  }
+
+  /** The end-of-turn model is optional: missing, it is only explained; broken, it is reported, and the assistant runs without it. */
+  private reportTurnModel(engines: LoadedEngines): void {
+    if (engines.turn) return;
+    if (engines.turnError) {
+      const line = `${engines.turnError.message} The assistant runs without it: ${WITHOUT_OPTIONAL.turn}.`;
+      this.setModel('turn', { state: 'error', detail: line });
+      this.notice('error', line, true);
+    } else this.setModel('turn', { state: 'missing', detail: optionalMissingLine('turn', this.catalog) });
   }
 
   /**
@@ -219,8 +230,12 @@ export class AssistantController {
     const abort = new AbortController();
     this.download = abort;
     this.patchSetup({ state: 'downloading', error: null });
+    const skipped: string[] = [];
     try {
-      for (let i = 0; i < (this.status.setup?.models.length ?? 0); i++) await this.install(i, abort.signal);
+      for (let i = 0; i < (this.status.setup?.models.length ?? 0); i++) {
+        if (!this.status.setup!.models[i]!.optional) await this.install(i, abort.signal);
+        else if (!(await this.installOptional(i, abort.signal))) skipped.push(this.status.setup!.models[i]!.name);
+      }
     } catch (err) {
       const cancelled = abort.signal.aborted;
       this.patchSetup({ state: cancelled ? 'cancelled' : 'failed', error: cancelled ? null : messageOf(err, 'The download failed') });
@@ -228,8 +243,26 @@ export class AssistantController {
     } finally {
       this.download = null;
     }
-    this.notice('info', 'The models are downloaded, verified, and each one ran once.');
+    this.notice('info', `The models are downloaded, verified, and each one ran once${skipped.length ? ` (${skipped.join(', ')} skipped)` : ''}.`);
     await this.reload();
+  }
+
+  /**
+   * An optional model whose download or check fails is skipped, with a notice: the assistant starts
+   * without it rather than not at all. False when skipped. A cancel still cancels.
+   */
+  private async installOptional(index: number, signal: AbortSignal): Promise<boolean> {
+    try {
+      await this.install(index, signal);
+      return true;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      const planned = this.status.setup!.models[index]!;
+      const line = `${messageOf(err, `Could not download ${planned.name}`)} The assistant starts without it: ${WITHOUT_OPTIONAL[planned.kind] ?? 'it is optional'}.`;
+      this.setCheck(planned.id, 'skipped', line);
+      this.notice('error', line, true);
+      return false;
+    }
   }
 
   /** Downloads and checks the plan's model at `index`, switching to an alternative when it cannot be used. */
@@ -244,7 +277,10 @@ export class AssistantController {
       if (failure === null) return;
       if (signal.aborted) throw new UserError('The download was cancelled.', 'download-cancelled');
       const alternative = alternativeFor(this.catalog, entry.kind, tried);
-      if (!alternative) throw new UserError(`${failure} No other ${KIND_NOUN[entry.kind]} is in the catalog: please report this.`, 'model-unusable');
+      if (!alternative) {
+        const none = isOptionalKind(entry.kind) ? '' : ` No other ${KIND_NOUN[entry.kind]} is in the catalog: please report this.`;
+        throw new UserError(failure + none, 'model-unusable');
+      }
       this.notice('error', `${failure} Downloading ${alternative.name} instead.`, true);
       const setup = this.status.setup!;
       const models = setup.models.map((m, i) => (i === index ? plannedModel(alternative) : m));

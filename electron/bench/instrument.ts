@@ -61,6 +61,19 @@ function stt(inner: SpeechRecognizer, a: EngineAccount): SpeechRecognizer {
       }
     },
     abort: () => s.abort(),
+    // A prepared answer's transcript: recognizer work too, counted like the final decode.
+    ...(s.peek
+      ? {
+          peek: async () => {
+            const t0 = now();
+            try {
+              return await s.peek!();
+            } finally {
+              a.stt.ms += now() - t0;
+            }
+          },
+        }
+      : {}),
   });
   return {
     streaming: inner.streaming,
@@ -113,5 +126,6 @@ function tts(inner: SpeechSynthesizer, a: EngineAccount): SpeechSynthesizer {
 }
 
 export function instrument(engines: PipelineEngines, account: EngineAccount): PipelineEngines {
-  return { vad: vad(engines.vad, account), stt: stt(engines.stt, account), llm: llm(engines.llm, account), tts: tts(engines.tts, account) };
+  // The end-of-turn model passes through as it is: its cost is measured per check by `bench --turns`.
+  return { vad: vad(engines.vad, account), stt: stt(engines.stt, account), llm: llm(engines.llm, account), tts: tts(engines.tts, account), turn: engines.turn ?? null };
 }

@@ -1,18 +1,23 @@
 /**
  * `npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json]`
+ * `npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]`
  *
  * Runs the app's pipeline (same code, real engines, fast clock) over every clip of a speech corpus
  * (its manifest.json), N times, and reports where the milliseconds go: per stage median, p95, p99
  * and max over all turns; our own overhead; barge-in reaction; each engine's real-time factor;
  * model load times; peak memory; and the machine, so results can be compared.
+ * With --turns: the turn-taking benchmark instead (electron/bench/turns.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readWavFile } from '../audio/wav';
 import { toMono16k } from '../audio/resample';
 import { instrument, newAccount, type EngineAccount } from '../bench/instrument';
+import { machineInfo, machineLine, rtf, type MachineInfo } from '../bench/machine';
+import { readTurnCorpus } from '../bench/turn-corpus';
+import { tradeoffSvg } from '../bench/turn-svg';
+import { chartSeries, policySweep, runTurnBench, turnTable } from '../bench/turns';
 import { UserError } from '../errors';
 import { FastForwardClock } from '../pipeline/clock';
 import { TimelineOutput } from '../pipeline/output';
@@ -26,8 +31,10 @@ import { parseCli, runCli } from './args';
 import { loadEnginesFor } from './engines-for';
 
 const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json]';
+const TURNS_USAGE = 'npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DEFAULT_CORPUS = path.resolve(here, '../../../shared/speech');
+const DEFAULT_TURN_CORPUS = path.join(DEFAULT_CORPUS, 'turns');
 
 export interface BenchResult {
   stages: {
@@ -38,8 +45,14 @@ export interface BenchResult {
     voiceToVoiceMs: Distribution;
     overheadMs: Distribution;
     bargeInMs: Distribution;
+    /** End of turn to first audio, for turns whose prepared answer was used and for the others. */
+    afterEndMs: { prepared: Distribution; unprepared: Distribution };
+    /** How long before the end of turn a used prepared answer began. */
+    preparedLeadMs: Distribution;
   };
-  machine: { cpu: string; cores: number; memoryMiB: number; platform: string; node: string; gpuBackend: string; gpuDevices: string[]; peakRssMiB: number };
+  /** Turns whose answer was prepared during a pause and used, prepared and dropped, or not prepared. */
+  prepared: { used: number; dropped: number; none: number };
+  machine: MachineInfo;
   models: Record<'vad' | 'stt' | 'llm' | 'tts', { id: string; loadMs: number; rtf: number | null }>;
   runs: number;
 }
@@ -114,6 +127,9 @@ function table(r: BenchResult, clips: number, turns: number): string {
     ['voice to voice', r.stages.voiceToVoiceMs],
     ['overhead (our code)', r.stages.overheadMs],
     ['barge-in (speech → playback stopped)', r.stages.bargeInMs],
+    ['end of turn → first audio, prepared', r.stages.afterEndMs.prepared],
+    ['end of turn → first audio, not prepared', r.stages.afterEndMs.unprepared],
+    ['  prepared this long before the end', r.stages.preparedLeadMs],
   ];
   const w = Math.max(...rows.map(([n]) => n.length));
   const lines = [`${'stage (ms)'.padEnd(w)}  ${'n'.padStart(4)}  ${'median'.padStart(7)}  ${'p95'.padStart(7)}  ${'p99'.padStart(7)}  ${'max'.padStart(7)}`];
@@ -127,7 +143,7 @@ function table(r: BenchResult, clips: number, turns: number): string {
     lines.push(`${kind.padEnd(6)}  ${m.id.padEnd(32)}  ${fmt(m.loadMs).padStart(8)}  ${fmt(m.rtf, 3).padStart(6)}`);
   }
   lines.push('');
-  lines.push(`machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryMiB} MiB, ${r.machine.platform}; LLM on ${r.machine.gpuBackend}${r.machine.gpuDevices.length ? ` (${r.machine.gpuDevices.join(', ')})` : ''}; peak RSS ${r.machine.peakRssMiB} MiB`);
+  lines.push(machineLine(r.machine));
   lines.push(`${r.runs} run(s) × ${clips} clips = ${turns} turns`);
   return lines.join('\n');
 }
@@ -135,25 +151,44 @@ function table(r: BenchResult, clips: number, turns: number): string {
 runCli(async () => {
   const { values } = parseCli(
     process.argv.slice(2),
-    { models: { type: 'string' }, corpus: { type: 'string' }, runs: { type: 'string', default: '3' }, settings: { type: 'string' }, json: { type: 'string' } },
+    {
+      models: { type: 'string' },
+      corpus: { type: 'string' },
+      runs: { type: 'string' },
+      settings: { type: 'string' },
+      json: { type: 'string' },
+      turns: { type: 'boolean' },
+      svg: { type: 'string' },
+      quick: { type: 'boolean' },
+    },
     USAGE,
     `Runs the app's pipeline over a speech corpus and prints per-stage latency (median, p95, p99, max),
 endpoint error, our overhead, barge-in reaction, engine load times and real-time factors.
+With --turns, the turn-taking benchmark: end-of-turn policies (silence alone, the end-of-turn model)
+over a corpus with marked pauses, false cut-offs against end latency, and voice-to-voice of the
+streaming pipeline against a sequential one.
 
 Usage: ${USAGE}
+       ${TURNS_USAGE}
 
   --models DIR       where to find models (default: the user's models folder, then the bundled ones)
-  --corpus DIR       a folder of WAV clips with manifest.json (default: ../shared/speech)
-  --runs N           passes over the corpus (default 3)
+  --corpus DIR       a folder of WAV clips with manifest.json (default: ../shared/speech; with --turns ../shared/speech/turns)
+  --runs N           passes over the corpus (default 3; not with --turns)
   --settings FILE    settings JSON merged over the defaults (default: llm.maxTokens 64)
   --json OUT.json    also write the numbers as JSON
+  --turns            the turn-taking benchmark
+  --svg OUT.svg      with --turns: also draw false cut-offs against end latency, per policy family
+  --quick            with --turns: three policies (silence 300 and 600 ms, the model at p>=0.5 after 200 ms) instead of the sweep
   -h, --help         this help`,
   );
-  const runs = Number(values.runs);
-  if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
+  if (!values.turns && (values.svg !== undefined || values.quick)) throw new UserError(`--svg and --quick go with --turns. Usage: ${TURNS_USAGE}`, 'usage');
+  if (values.turns && values.runs !== undefined) throw new UserError(`--runs does not go with --turns (each policy runs once over the corpus). Usage: ${TURNS_USAGE}`, 'usage');
   const base = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Short answers keep a run about latency, not about how long the model can talk.
   const settings = values.settings ? base : mergeSettings(base, { llm: { maxTokens: 64 } });
+  if (values.turns) return benchTurns(settings, values);
+  const runs = Number(values.runs ?? '3');
+  if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
   const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
   const engines = await loadEnginesFor(settings, values.models);
   const account = newAccount();
@@ -172,30 +207,29 @@ Usage: ${USAGE}
     await engines.dispose();
   }
   const silenceMs = settings.endpointing.silenceMs;
-  // Turns ended by silence: the others (max length, end of input) did not wait for silenceMs.
+  // Turns a pause ended (silence, or the end-of-turn model's verdict); the others (max length, end of
+  // input) waited for no pause. Only those ended by silence alone waited for silenceMs.
+  const byPause = reports.filter((r) => r.endReason === 'silence' || r.endReason === 'turn-model');
   const bySilence = reports.filter((r) => r.endReason === 'silence');
-  const rtf = (a: { ms: number; audioMs: number }) => (a.audioMs > 0 ? Math.round((a.ms / a.audioMs) * 1000) / 1000 : null);
+  // A used prepared answer ran its engines during the pause: its stages overlap and are not comparable.
+  const sequential = reports.filter((r) => r.prepared !== 'used');
+  const used = reports.filter((r) => r.prepared === 'used');
+  const afterEnd = (r: TurnReport) => (r.timings.firstAudioMs === null ? null : r.timings.firstAudioMs - r.timings.endOfTurnMs);
   const llmInfo = engines.llm.info;
   const result: BenchResult = {
     stages: {
-      endpointMs: { ...distribution(bySilence.map((r) => r.latency.endpointMs)), silenceMs, error: distribution(bySilence.map((r) => r.latency.endpointMs - silenceMs)) },
+      endpointMs: { ...distribution(byPause.map((r) => r.latency.endpointMs)), silenceMs, error: distribution(bySilence.map((r) => r.latency.endpointMs - silenceMs)) },
       sttMs: distribution(reports.map((r) => r.latency.sttMs)),
-      llmTtftMs: distribution(reports.map((r) => r.latency.llmTtftMs)),
-      ttsFirstAudioMs: distribution(reports.map((r) => r.latency.ttsFirstAudioMs)),
+      llmTtftMs: distribution(sequential.map((r) => r.latency.llmTtftMs)),
+      ttsFirstAudioMs: distribution(sequential.map((r) => r.latency.ttsFirstAudioMs)),
       voiceToVoiceMs: distribution(reports.map((r) => r.latency.voiceToVoiceMs)),
-      overheadMs: distribution(reports.map(overhead)),
+      overheadMs: distribution(sequential.map(overhead)),
       bargeInMs: distribution(barge),
+      afterEndMs: { prepared: distribution(used.map(afterEnd)), unprepared: distribution(sequential.map(afterEnd)) },
+      preparedLeadMs: distribution(used.map((r) => r.preparedLeadMs)),
     },
-    machine: {
-      cpu: os.cpus()[0]?.model ?? 'unknown',
-      cores: os.availableParallelism(),
-      memoryMiB: Math.round(os.totalmem() / 2 ** 20),
-      platform: `${process.platform}-${process.arch}`,
-      node: process.version,
-      gpuBackend: llmInfo.backend,
-      gpuDevices: llmInfo.gpuDevices,
-      peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
-    },
+    prepared: { used: used.length, dropped: reports.filter((r) => r.prepared === 'dropped').length, none: reports.filter((r) => r.prepared === 'none').length },
+    machine: machineInfo(llmInfo),
     models: {
       vad: { id: engines.models.vad.id, loadMs: engines.models.vad.loadMs, rtf: rtf(account.vad) },
       stt: { id: engines.models.stt.id, loadMs: engines.models.stt.loadMs, rtf: rtf(account.stt) },
@@ -210,3 +244,33 @@ Usage: ${USAGE}
     console.log(`wrote ${values.json}`);
   }
 });
+
+/** `--turns`: the turn-taking benchmark (electron/bench/turns.ts), its table, JSON and chart. */
+async function benchTurns(settings: Settings, values: { models?: string; corpus?: string; json?: string; svg?: string; quick?: boolean }): Promise<void> {
+  const clips = await readTurnCorpus(path.resolve(values.corpus ?? DEFAULT_TURN_CORPUS));
+  const engines = await loadEnginesFor(settings, values.models);
+  const t0 = performance.now();
+  let result;
+  try {
+    if (!engines.turn) {
+      const why = engines.turnError ? engines.turnError.message : 'none is installed';
+      throw new UserError(`The turn-taking benchmark needs an end-of-turn model, and ${why}. Fetch one with: npm run models -- fetch smart-turn-v3.2-cpu (or use --models DIR)`, 'model-none-installed');
+    }
+    result = await runTurnBench(engines, clips, settings, { quick: values.quick, progress: (line) => process.stderr.write(`${line}\n`) });
+  } finally {
+    await engines.dispose();
+  }
+  console.log(turnTable(result));
+  console.log(machineLine(result.machine));
+  console.log(`took ${((performance.now() - t0) / 1000).toFixed(0)} s after loading the models`);
+  if (values.json) {
+    await writeFile(values.json, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`wrote ${values.json}`);
+  }
+  if (values.svg) {
+    const p0 = result.policies[0];
+    const about = `${result.clips} clips, ${p0?.holds ?? 0} holds, ${p0?.ends ?? 0} end pauses; end-of-turn model ${result.models.turn.id}, VAD ${result.models.vad.id}; ${result.machine.cpu}, ${result.machine.cores} cores`;
+    await writeFile(values.svg, tradeoffSvg(chartSeries(policySweep(values.quick), result.policies), undefined, about));
+    console.log(`wrote ${values.svg}`);
+  }
+}

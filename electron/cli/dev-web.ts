@@ -63,7 +63,7 @@ Usage: ${USAGE}
   const started = controller.start();
   started.then(() => {
     const s = controller.snapshot().status;
-    if (s.phase === 'ready') console.log(`models loaded: ${s.models.map((m) => `${m.kind} ${m.id ?? '?'}`).join(', ')}; LLM on ${s.llm?.backend ?? '?'}`);
+    if (s.phase === 'ready') console.log(`models loaded: ${s.models.map((m) => `${m.kind} ${m.id ?? (m.state === 'missing' ? 'none' : '?')}`).join(', ')}; LLM on ${s.llm?.backend ?? '?'}`);
     if (s.phase === 'setup') console.log(`First run: the assistant needs its models (${s.setup?.models.map((m) => m.id).join(', ')}); open the page to download them.`);
   }, (e: unknown) => console.error(e));
 

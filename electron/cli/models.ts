@@ -20,12 +20,16 @@ import { parseCli, runCli } from './args';
 
 const USAGE = 'npm run models -- list [--json] | fetch [ID...] | verify [--load] [ID...] | recommend [--json] | lock [ID...] [--write]   [--dir DIR] [--catalog FILE]';
 
+const TURN_DEFAULT = DEFAULT_CATALOG.find((e) => e.kind === 'turn');
+const TURN_SIZE = TURN_DEFAULT ? formatBytes(downloadBytes(TURN_DEFAULT) ?? 0) : 'small';
+
 const HELP = `The model catalog from a terminal.
 
 Usage: ${USAGE}
 
   list [--json]            the catalog: kind, size, licence, installed or not (--json: every file's url, bytes, sha256)
-  fetch                    download what this machine is missing (the set the app's first-run screen chooses)
+  fetch                    download what this machine is missing: the set the app's first-run screen chooses,
+                           with the optional end-of-turn model (${TURN_SIZE}; without it, silence alone ends a turn)
   fetch ID...              download these models; resumable, size and sha256 checked
                            (every fetched model is then loaded and run once to prove it works)
   verify [ID...]           check sizes and sha256 of what is installed
@@ -79,10 +83,11 @@ function progressPrinter(): (p: FileProgress) => void {
 /** `fetch` with no ids: what the first-run screen would download here, shown before it starts. */
 async function planForThisMachine(catalog: readonly ModelEntry[], dir: string): Promise<ModelEntry[]> {
   const { detectHardware } = await import('../engines/hardware');
-  const plan = await planSetup(catalog, searchOrder({ user: dir, bundled: BUNDLED_MODELS_DIR }), detectHardware);
+  // The optional end-of-turn model too, even when it is all that is missing: it is small and makes turn-taking better.
+  const plan = await planSetup(catalog, searchOrder({ user: dir, bundled: BUNDLED_MODELS_DIR }), detectHardware, { optionalAlone: true });
   if (!plan) return [];
   console.log(`To fetch into ${dir}:`);
-  for (const m of plan.models) console.log(`  ${m.kind.padEnd(3)}  ${(m.bytes === null ? 'size ?' : formatBytes(m.bytes)).padStart(9)}  ${m.id}  (${m.licence})`);
+  for (const m of plan.models) console.log(`  ${m.kind.padEnd(4)}  ${(m.bytes === null ? 'size ?' : formatBytes(m.bytes)).padStart(9)}  ${m.id}  (${m.licence})${m.optional ? '  optional' : ''}`);
   console.log(`  total ${plan.totalBytes === null ? 'unknown (a size is not in the catalog)' : formatBytes(plan.totalBytes)}`);
   if (plan.recommendation) console.log(`  language model: ${plan.recommendation.reason}`);
   return plan.models.map((m) => catalog.find((e) => e.id === m.id)!);
@@ -154,7 +159,7 @@ runCli(async () => {
       console.log(`models folder: ${dir}`);
       for (const r of rows) {
         const size = r.bytes === null ? '   size ?' : formatBytes(r.bytes).padStart(9);
-        console.log(`${r.installed ? 'installed' : '         '}  ${r.kind.padEnd(3)}  ${size}  ${r.id}  (${r.licence})`);
+        console.log(`${r.installed ? 'installed' : '         '}  ${r.kind.padEnd(4)}  ${size}  ${r.id}  (${r.licence})`);
       }
       return;
     }

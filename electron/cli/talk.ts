@@ -96,8 +96,11 @@ async function main(): Promise<void> {
   const llm = engines.models.llm;
   log(
     `models: vad ${engines.models.vad.id}, stt ${engines.models.stt.id}, llm ${llm.id} (${String(llm['backend'])}, ` +
-      `${String(llm['gpuLayers'])}/${String(llm['totalLayers'])} layers on GPU), tts ${engines.models.tts.id}`,
+      `${String(llm['gpuLayers'])}/${String(llm['totalLayers'])} layers on GPU), tts ${engines.models.tts.id}` +
+      (engines.models.turn ? `, turn ${engines.models.turn.id}` : ''),
   );
+  // The end-of-turn model is optional: a broken one is worth a warning, not a failed run.
+  if (engines.turnError) console.error(`warning: ${engines.turnError.message} Running without it: silence alone ends each turn.`);
 
   const clock = values.fast ? new FastForwardClock() : new RealtimeClock();
   const output = new TimelineOutput();

@@ -13,6 +13,11 @@ export interface SttSession {
   accept(samples: Float32Array): void;
   /** Ends the turn and resolves with the final transcript (trimmed, may be empty). */
   finish(): Promise<string>;
+  /**
+   * What finish() would give if the turn ended now, decoded the same way, without ending it: the
+   * transcript an answer is prepared from while the user pauses. Absent where it cannot be had.
+   */
+  peek?(): Promise<string>;
   /** Drops the turn: no more partials, finish() is never awaited. */
   abort(): void;
 }
@@ -90,6 +95,9 @@ export class StreamingRecognizer implements SpeechRecognizer {
   private nextId = 0;
   private readonly partials = new Map<number, (text: string) => void>();
   private readonly finals = new Map<number, { resolve: (text: string) => void; reject: (e: Error) => void }>();
+  /** Peeks in flight, by request id (a session may peek more than once). */
+  private readonly peeks = new Map<number, { resolve: (text: string) => void; reject: (e: Error) => void }>();
+  private nextPeek = 0;
   /** Set once the thread is gone: every later finish() fails with it. */
   private stopped: Error | null = null;
   /** Audio messages posted to the thread and not yet decoded there. */
@@ -149,6 +157,13 @@ export class StreamingRecognizer implements SpeechRecognizer {
   private receive(m: FromWorker): void {
     if (m.type === 'decoded') this.undecoded = Math.max(0, this.undecoded - 1);
     if (m.type === 'partial') this.partials.get(m.id)?.(m.text);
+    if (m.type === 'peeked') {
+      const p = this.peeks.get(m.request);
+      this.peeks.delete(m.request);
+      if (m.error === undefined) p?.resolve(normalize(m.text));
+      else p?.reject(new Error(`Speech recognition failed: ${m.error}`));
+      return;
+    }
     if (m.type !== 'final' && m.type !== 'failed') return;
     const pending = this.finals.get(m.id);
     this.finals.delete(m.id);
@@ -161,8 +176,9 @@ export class StreamingRecognizer implements SpeechRecognizer {
     if (this.stopped) return;
     this.stopped = err;
     this.undecoded = 0;
-    for (const { reject } of this.finals.values()) reject(err);
+    for (const { reject } of [...this.finals.values(), ...this.peeks.values()]) reject(err);
     this.finals.clear();
+    this.peeks.clear();
     this.partials.clear();
   }
 
@@ -205,6 +221,15 @@ export class StreamingRecognizer implements SpeechRecognizer {
           this.hold();
           this.finals.set(id, { resolve, reject });
           this.post({ type: 'finish', id });
+        });
+      },
+      peek: () => {
+        if (done) return Promise.resolve(last);
+        if (this.stopped) return Promise.reject(this.stopped);
+        const request = this.nextPeek++;
+        return new Promise<string>((resolve, reject) => {
+          this.peeks.set(request, { resolve, reject });
+          this.post({ type: 'peek', id, request });
         });
       },
       abort: () => {
@@ -350,6 +375,8 @@ export class OfflineSegmentRecognizer implements SpeechRecognizer {
         if (length === 0) return '';
         return this.decode(collect());
       },
+      // The same decode as finish(), over the audio so far.
+      peek: async () => (length === 0 ? '' : this.decode(collect())),
       abort: () => {
         done = true;
       },

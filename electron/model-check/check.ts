@@ -19,6 +19,7 @@ export const KIND_NOUN: Record<ModelKind, string> = {
   stt: 'speech recognizer',
   llm: 'language model',
   tts: 'voice',
+  turn: 'end-of-turn model',
 };
 
 /** A 7B model from a slow disk can take minutes to load; a check that hangs longer is a failure. */

@@ -1,7 +1,7 @@
 /**
  * Proves that one installed model works: loads it in its own engine and runs it once (the VAD over a
  * second of speech, the recognizer over a short spoken sentence, the voice on a short sentence, the
- * LLM for one token). Runs inside the checker process (child.ts): a native engine that rejects a
+ * LLM for one token, the end-of-turn model on a second of speech). Runs inside the checker process (child.ts): a native engine that rejects a
  * file may end the whole process, which must not be the app's.
  */
 import { readFile } from 'node:fs/promises';
@@ -12,6 +12,7 @@ import { parseWav } from '../audio/wav';
 import { LlamaEngine } from '../engines/llm';
 import { loadRecognizer } from '../engines/stt';
 import { SherpaTts } from '../engines/tts';
+import { loadTurnDetector } from '../engines/turn-detector';
 import { SileroVad, VAD_WINDOW } from '../engines/vad';
 import { DEFAULT_SETTINGS } from '../settings/schema';
 
@@ -84,6 +85,18 @@ async function checkLlm(model: ResolvedModel): Promise<RunCheck> {
   }
 }
 
+async function checkTurn(model: ResolvedModel): Promise<RunCheck> {
+  const turn = await loadTurnDetector(model);
+  try {
+    // About a second of the sample, as one end-of-turn check in a pause would see it.
+    const { probability } = await turn.score((await speechSample()).subarray(0, 16000));
+    if (!Number.isFinite(probability) || probability < 0 || probability > 1) throw new Error(`it gave an end-of-turn probability of ${probability}`);
+    return { loadMs: round(turn.info.loadMs), detail: `end-of-turn probability ${probability.toFixed(2)} on a second of the sample` };
+  } finally {
+    await turn.dispose();
+  }
+}
+
 export function runCheck(model: ResolvedModel): Promise<RunCheck> {
   switch (model.entry.kind) {
     case 'vad':
@@ -94,5 +107,7 @@ export function runCheck(model: ResolvedModel): Promise<RunCheck> {
       return checkTts(model);
     case 'llm':
       return checkLlm(model);
+    case 'turn':
+      return checkTurn(model);
   }
 }

@@ -11,6 +11,8 @@ export type PipelineEvent =
   | { type: 'vad'; t: number; probability: number; speech: boolean; threshold: number; gainDb: number }
   | { type: 'speech-start'; t: number; startMs: number }
   | { type: 'speech-end'; t: number; speechEndMs: number }
+  /** The end-of-turn model was asked at `atMs` (a pause of turn `turn`) and said `probability` (finished). */
+  | { type: 'turn-check'; t: number; turn: number; atMs: number; probability: number }
   /** The user's turn `turn` was ended (t is when it was decided). */
   | { type: 'end-of-turn'; t: number; turn: number; speechStartMs: number; speechEndMs: number; reason: EndReason }
   | { type: 'partial'; t: number; turn: number; text: string }

@@ -16,6 +16,22 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
 /**
+ * Waits until the frame ending at `endMs` is due, as a microphone would deliver it: a fast clock
+ * with nothing in flight (`skip`) jumps there; otherwise wall time passes (engine work keeps its
+ * real latency).
+ */
+export async function frameDue(clock: Clock, endMs: number, skip: boolean): Promise<void> {
+  if (skip && clock instanceof FastForwardClock) {
+    clock.skipTo(endMs);
+    await tick();
+    return;
+  }
+  const wait = endMs - clock.now();
+  if (wait > 0) await sleep(wait);
+  else await tick();
+}
+
+/**
  * Streams a recording into the pipeline the way a microphone would: one 32 ms frame at a time,
  * on the pipeline's clock. Returns the input time at which feeding stopped.
  */
@@ -60,14 +76,7 @@ export async function feedFrames(
       frame = new Float32Array(VAD_WINDOW);
     }
     opts.beforeFrame?.(frame, startMs);
-    if (opts.fast && clock instanceof FastForwardClock && !pipeline.busy) {
-      clock.skipTo(endMs);
-      await tick();
-    } else {
-      const wait = endMs - clock.now();
-      if (wait > 0) await sleep(wait);
-      else await tick();
-    }
+    await frameDue(clock, endMs, opts.fast && !pipeline.busy);
     await pipeline.pushAudio(frame);
   }
 }

@@ -1,9 +1,10 @@
 import { ALL_MODELS } from '../../native-models/catalog';
 import { pickModel } from '../../native-models/resolver';
-import type { ModelEntry, ModelKind, ResolvedModel } from '../../native-models/types';
+import type { ModelEntry, ModelKind, RequiredKind, ResolvedModel } from '../../native-models/types';
 import { LlamaEngine, type LlmInfo } from '../engines/llm';
 import { loadRecognizer } from '../engines/stt';
 import { SherpaTts } from '../engines/tts';
+import { loadTurnDetector, type TurnDetector } from '../engines/turn-detector';
 import { SileroVad } from '../engines/vad';
 import { isUserError, UserError } from '../errors';
 import type { Settings } from '../settings/schema';
@@ -18,7 +19,15 @@ export interface ModelReport {
 }
 
 export interface LoadedEngines extends PipelineEngines {
-  models: Record<ModelKind, ModelReport>;
+  /** The end-of-turn detector; null when none is installed, or when the one there could not be used (see turnError). */
+  turn: TurnDetector | null;
+  /** `turn` is null when no end-of-turn model was loaded. */
+  models: Record<RequiredKind, ModelReport> & { turn?: ModelReport | null };
+  /**
+   * Why an installed or chosen end-of-turn model was not loaded (damaged, unknown id, fails to load).
+   * Optional models never stop the app: the rest is loaded without it, and this says why.
+   */
+  turnError: UserError | null;
   dispose(): Promise<void>;
 }
 
@@ -55,9 +64,36 @@ async function resolveAll(picks: Promise<ResolvedModel>[], roots: string[]): Pro
 
 const KIND_NAMES = ['voice activity (vad)', 'speech recognition (stt)', 'language (llm)', 'voice (tts)'];
 
+/** An optional model: null when none is installed (not an error); a damaged, missing or unknown chosen one is returned as the error to report. */
+async function pickOptional(kind: ModelKind, roots: string[], preferredId: string | undefined, catalog: readonly ModelEntry[]): Promise<ResolvedModel | UserError | null> {
+  try {
+    return await pickModel(kind, roots, preferredId, catalog);
+  } catch (e) {
+    if (!isUserError(e)) throw e; // a bug (a bad catalog name), not the user's model
+    return e.code === 'model-none-installed' ? null : e;
+  }
+}
+
+async function loadTurn(pick: ResolvedModel | UserError | null, onProgress: LoadProgress): Promise<{ turn: TurnDetector | null; report: ModelReport | null; error: UserError | null }> {
+  if (pick === null || pick instanceof UserError) return { turn: null, report: null, error: pick };
+  onProgress('turn', 'loading');
+  try {
+    const turn = await loadTurnDetector(pick);
+    const report = describe(pick, turn.info);
+    onProgress('turn', 'ready', report);
+    return { turn, report, error: null };
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    const fix = pick.entry.local ? 'Replace it with a good copy.' : `Delete ${pick.dir} and fetch it again (\`npm run models -- fetch ${pick.entry.id}\`).`;
+    return { turn: null, report: null, error: new UserError(`The end-of-turn model ${pick.entry.id} (in ${pick.dir}) could not be loaded: ${why.replace(/\.$/, '')}. ${fix}`, 'model-load-failed') };
+  }
+}
+
 /**
- * Finds and loads the four engines. Models are resolved first (a missing one fails fast, before
- * anything heavy loads), then loaded; the LLM warms up its system prompt during the load.
+ * Finds and loads the four engines, and the end-of-turn detector when one is installed. Models are
+ * resolved first (a missing one fails fast, before anything heavy loads), then loaded; the LLM warms
+ * up its system prompt during the load. The end-of-turn model is optional: without it (or with a
+ * broken one, see turnError) the rest still loads.
  */
 export async function loadEngines(
   settings: () => Settings,
@@ -66,14 +102,17 @@ export async function loadEngines(
   catalog: readonly ModelEntry[] = ALL_MODELS,
 ): Promise<LoadedEngines> {
   const s = settings();
-  const [vadModel, sttModel, llmModel, ttsModel] = await resolveAll(
-    (['vad', 'stt', 'llm', 'tts'] as const).map((kind) => pickModel(kind, roots, s.models[kind] ?? undefined, catalog)),
-    roots,
-  );
+  const [[vadModel, sttModel, llmModel, ttsModel], turnPick] = await Promise.all([
+    resolveAll(
+      (['vad', 'stt', 'llm', 'tts'] as const).map((kind) => pickModel(kind, roots, s.models[kind] ?? undefined, catalog)),
+      roots,
+    ),
+    pickOptional('turn', roots, s.models.turn ?? undefined, catalog),
+  ]);
 
   onProgress('vad', 'loading');
   const vad = await SileroVad.load(vadModel, s.endpointing.vadThreshold);
-  const models = { vad: describe(vadModel, vad.info) } as Record<ModelKind, ModelReport>;
+  const models = { vad: describe(vadModel, vad.info) } as LoadedEngines['models'];
   onProgress('vad', 'ready', models.vad);
 
   onProgress('stt', 'loading');
@@ -86,13 +125,16 @@ export async function loadEngines(
   models.tts = describe(ttsModel, tts.info);
   onProgress('tts', 'ready', models.tts);
 
+  const { turn, report: turnReport, error: turnError } = await loadTurn(turnPick, onProgress);
+  models.turn = turnReport;
+
   onProgress('llm', 'loading');
   const llm = await LlamaEngine.load(llmModel, s.llm);
   models.llm = describe(llmModel, llm.info satisfies LlmInfo);
   onProgress('llm', 'ready', models.llm);
 
-  return { vad, stt, llm, tts, models, dispose: async () => {
-      await Promise.all([llm.dispose(), vad.dispose(), stt.dispose()]);
+  return { vad, stt, llm, tts, turn, models, turnError, dispose: async () => {
+      await Promise.all([llm.dispose(), vad.dispose(), stt.dispose(), turn?.dispose()]);
     },
   };
 }

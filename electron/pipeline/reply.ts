@@ -3,6 +3,7 @@ import type { SpeechSynthesizer } from '../engines/tts';
 import type { UtteranceSink } from './utterance-sink';
 import type { Clock } from './clock';
 import type { Conversation, Settlement } from './conversation';
+import type { Draft } from './draft';
 import type { EventHub } from './events';
 import type { TurnRecord } from './turn-record';
 import { Utterance } from './utterance';
@@ -29,6 +30,8 @@ export interface ReplyDeps {
   before: Promise<void>;
   /** What the user said before a pause this turn continues (a merged continuation), if any. */
   carried?: Promise<string>;
+  /** An answer prepared during the turn's last pause: taken if it was prepared from the same words. */
+  draft?: Draft;
 }
 
 /**
@@ -103,7 +106,34 @@ export class Reply {
     r.userText = text;
     this.resolveTranscript(text);
     events.emit({ type: 'final', t: r.sttFinalMs, turn: r.index, text });
-    if (!text || this.stopped) return;
+    const draft = this.deps.draft;
+    if (!text || this.stopped) {
+      draft?.drop();
+      return;
+    }
+    if (draft?.fits(text)) {
+      conversation.append(r.index, text);
+      r.generated = true;
+      r.prepared = 'used';
+      const answer = draft.adopt(
+        r.index,
+        events,
+        this.now(),
+        (ms) => (r.llmFirstTokenMs ??= ms),
+        (message) => {
+          r.error = message;
+          events.emit({ type: 'error', t: this.now(), message });
+        },
+      );
+      this.utterance = answer;
+      r.answer = answer;
+      await answer.done;
+      return;
+    }
+    if (draft) {
+      draft.drop();
+      r.prepared = 'dropped';
+    }
 
     await this.deps.before;
     if (this.stopped) return;

@@ -1,4 +1,5 @@
 import type { EndReason } from './segmenter';
+import type { TurnCheck } from './turn-end';
 
 /** Milliseconds on the pipeline clock (for `talk`: from the start of the input file). */
 export interface TurnTimings {
@@ -57,6 +58,12 @@ export interface TurnReport {
   mergedContinuation: boolean;
   /** The input gain (dB) applied when the turn ended: 0 when the microphone was loud enough. */
   inputGainDb: number;
+  /** What the end-of-turn model said at each pause (pipeline time it was asked); null when it was not asked. */
+  turnDetector: { checks: TurnCheck[] } | null;
+  /** Whether an answer prepared while the user paused was used, dropped, or none was prepared. */
+  prepared: 'used' | 'dropped' | 'none';
+  /** How long before the end of turn the (last) prepared answer began; null when none was. */
+  preparedLeadMs: number | null;
   timings: TurnTimings;
   latency: TurnLatency;
   engine: EngineTime;

@@ -5,6 +5,7 @@ import { PlayingSink } from './utterance-sink';
 import { BargeInPolicy, type AssistantPhase, type BargeInDecision } from './barge-in';
 import type { Clock } from './clock';
 import { Conversation } from './conversation';
+import { Draft } from './draft';
 import type { EventHub } from './events';
 import { HoldingPhrases } from './holding-phrase';
 import type { AudioOutput } from './output';
@@ -49,6 +50,10 @@ export class Responding {
   private readonly holding: HoldingPhrases;
   private readonly pending: PendingTurn[] = [];
   private carried: Carried | null = null;
+  /** The answer being prepared while the user pauses, if any. */
+  private draft: Draft | null = null;
+  /** When the turn in progress last had an answer prepared (kept after a drop, for its report). */
+  private draftedAtMs: number | null = null;
   /** Replies run one at a time on the LLM: a new one waits for the previous to settle. */
   private llmChain: Promise<void> = Promise.resolve();
   /** Finished turns' reports, the newest `keepReports` of them (every one is also a 'turn' event). */
@@ -79,7 +84,7 @@ export class Responding {
 
   /** Engine work is in flight. */
   get busy(): boolean {
-    return this.pending.some((p) => p.reply.busy);
+    return this.pending.some((p) => p.reply.busy) || !!this.draft?.busy;
   }
 
   /** An answer is being made or played, or playback is held for speech that may be a barge-in. */
@@ -111,21 +116,57 @@ export class Responding {
         this.apply(this.bargeIn.onCandidate(e.atMs, e.phase));
         break;
       case 'speech-start':
+        this.dropDraft(true);
         this.apply(this.bargeIn.onSpeechStart(e.atMs, this.phase(e.atMs)), e.startMs);
         break;
       case 'key-down':
+        this.dropDraft(true);
         this.apply(this.bargeIn.onKeyPress(e.atMs, this.phase(e.atMs)), e.startMs);
         break;
       case 'discarded':
         this.apply(this.bargeIn.onDiscarded(e.atMs));
         break;
       case 'pause':
+        this.prepare(e.tentative);
+        break;
       case 'resume':
+        this.dropDraft(false);
         break;
       case 'end-of-turn':
         this.answer(e.turn);
         break;
     }
+  }
+
+  /**
+   * The user paused and the turn may be over: prepare the answer now, held back until the turn ends.
+   * Only when nothing else is being answered, so a draft never races another reply on the LLM.
+   */
+  private prepare(tentative: (() => Promise<string>) | null): void {
+    if (!tentative || !this.settings().prepareAnswers || this.pending.length > 0 || this.bargeIn.holding) return;
+    this.dropDraft(false);
+    const own = tentative();
+    const carried = this.carried?.transcript;
+    const words = carried ? Promise.all([carried, own]).then((parts) => parts.filter(Boolean).join(' ')) : own;
+    const draft = new Draft(
+      { llm: this.engines.llm, conversation: this.conversation, tts: this.tts, output: this.output, clock: this.clock, options: () => this.replyOptions(), before: this.llmChain },
+      words,
+    );
+    this.draft = draft;
+    this.draftedAtMs = draft.startedMs;
+    this.llmChain = draft.done;
+  }
+
+  /** The draft will not be used: the user went on (or a new turn began: `newTurn` forgets it was ever made). */
+  private dropDraft(newTurn: boolean): void {
+    this.draft?.drop();
+    this.draft = null;
+    if (newTurn) this.draftedAtMs = null;
+  }
+
+  private replyOptions() {
+    const s = this.settings();
+    return { maxTokens: s.llm.maxTokens, temperature: s.llm.temperature, speakerId: s.tts.speakerId, speed: s.tts.speed };
   }
 
   /** `speechStartMs`: where the speech (or key press) that led to these decisions began. */
@@ -155,6 +196,7 @@ export class Responding {
    * held it), the answer is cancelled, and history keeps what was heard.
    */
   private interrupt(atMs: number, pausedAtMs: number, speechStartMs: number | null): void {
+    this.dropDraft(false);
     const playedTo = this.output.position(atMs);
     const stoppedMs = this.output.paused ? pausedAtMs : atMs;
     this.output.stop(atMs);
@@ -175,6 +217,7 @@ export class Responding {
    * played, not in history) and the turn in progress continues the last of them.
    */
   private continueTurn(atMs: number): void {
+    this.dropDraft(false);
     this.output.stop(atMs);
     for (const p of this.pending.splice(0)) {
       p.holding?.discard();
@@ -202,7 +245,13 @@ export class Responding {
       endReason: turn.reason,
       mergedContinuation: carried !== null,
       inputGainDb: turn.inputGainDb,
+      turnChecks: turn.turnChecks,
     });
+    const draft = this.draft;
+    record.preparedAtMs = this.draftedAtMs;
+    if (this.draftedAtMs !== null && !draft) record.prepared = 'dropped';
+    this.draft = null;
+    this.draftedAtMs = null;
     const reply = new Reply(
       record,
       {
@@ -212,12 +261,10 @@ export class Responding {
         sink: new PlayingSink(this.output),
         clock: this.clock,
         events: this.events,
-        options: () => {
-          const s = this.settings();
-          return { maxTokens: s.llm.maxTokens, temperature: s.llm.temperature, speakerId: s.tts.speakerId, speed: s.tts.speed };
-        },
+        options: () => this.replyOptions(),
         before: this.llmChain,
         ...(carried ? { carried: carried.transcript } : {}),
+        ...(draft ? { draft } : {}),
       },
       turn.transcript,
     );
@@ -295,6 +342,7 @@ export class Responding {
 
   /** Forgets the conversation once any answer has stopped: the history is cleared (system prompt kept). */
   async resetConversation(): Promise<void> {
+    this.dropDraft(true);
     this.carried = null;
     await this.drain();
     this.conversation.reset();

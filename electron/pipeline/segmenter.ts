@@ -13,7 +13,8 @@ export interface EndpointingConfig {
 }
 
 /** What ended the user's speaking turn. (An interrupted answer is recorded separately, as `bargeIn`.) */
-export type EndReason = 'silence' | 'max-length' | 'push-to-talk' | 'input-ended';
+/** `turn-model`: the end-of-turn model judged a pause the end of a finished sentence. */
+export type EndReason = 'silence' | 'turn-model' | 'max-length' | 'push-to-talk' | 'input-ended';
 
 export type SegmenterEvent =
   /** The VAD heard something: recognition may start, it is not a turn yet. */

@@ -1,6 +1,7 @@
 import type { AudioOutput } from './output';
 import { latencyOf, round, type BargeInTimes, type TurnReport, type TurnTimings } from './report';
 import type { EndReason } from './segmenter';
+import type { TurnCheck } from './turn-end';
 import type { UtteranceTimes } from './utterance';
 
 /** What the report needs of the spoken answer (an Utterance is one). */
@@ -25,6 +26,7 @@ export interface TurnRecord {
   /** The user went on talking after a pause before hearing any answer: both parts are this one turn. */
   mergedContinuation: boolean;
   inputGainDb: number;
+  turnChecks: TurnCheck[] | null;
   userText: string;
   sttFinalMs: number;
   sttDecodeMs: number;
@@ -38,11 +40,15 @@ export interface TurnRecord {
   discarded: boolean;
   bargeIn: BargeInTimes | null;
   holdingPhrase: boolean;
+  /** An answer prepared during a pause: taken, dropped (the user went on, or the words changed), or none was. */
+  prepared: 'used' | 'dropped' | 'none';
+  /** When the last prepared answer began (pipeline clock), or null. */
+  preparedAtMs: number | null;
   error?: string;
 }
 
 /** A record for a turn that just ended; the rest is filled in as its reply goes. */
-export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' | 'speechEndMs' | 'endOfTurnMs' | 'endReason' | 'mergedContinuation' | 'inputGainDb'>): TurnRecord {
+export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' | 'speechEndMs' | 'endOfTurnMs' | 'endReason' | 'mergedContinuation' | 'inputGainDb' | 'turnChecks'>): TurnRecord {
   return {
     ...ended,
     userText: '',
@@ -55,6 +61,8 @@ export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' 
     discarded: false,
     bargeIn: null,
     holdingPhrase: false,
+    prepared: 'none',
+    preparedAtMs: null,
   };
 }
 
@@ -87,6 +95,9 @@ export function turnReport(r: TurnRecord, output: AudioOutput): TurnReport {
     holdingPhrase: r.holdingPhrase,
     mergedContinuation: r.mergedContinuation,
     inputGainDb: r.inputGainDb,
+    turnDetector: r.turnChecks ? { checks: r.turnChecks } : null,
+    prepared: r.prepared,
+    preparedLeadMs: r.preparedAtMs === null ? null : round(r.endOfTurnMs - r.preparedAtMs),
     timings,
     latency: latencyOf(timings),
     engine: {

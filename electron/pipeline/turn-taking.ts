@@ -1,4 +1,5 @@
 import type { SpeechRecognizer, SttSession } from '../engines/stt';
+import type { TurnDetector } from '../engines/turn-detector';
 import type { VoiceActivityDetector } from '../engines/vad';
 import { VAD_SAMPLE_RATE } from '../engines/vad';
 import type { Settings } from '../settings/schema';
@@ -15,6 +16,7 @@ import { PostRoll } from './post-roll';
 import type { Transcript } from './reply';
 import { round } from './report';
 import { Segmenter, type EndReason, type SegmenterEvent } from './segmenter';
+import { TurnEndPolicy, type TurnCheck } from './turn-end';
 
 /** A user turn that has ended, as turn taking hands it to responding (times on the pipeline clock). */
 export interface EndedTurn {
@@ -27,6 +29,8 @@ export interface EndedTurn {
   reason: EndReason;
   /** The input gain (dB) applied when the turn ended. */
   inputGainDb: number;
+  /** What the end-of-turn model said at each pause of this turn; null when it was not asked. */
+  turnChecks: TurnCheck[] | null;
   /** The recognizer's final words, once it has finished. */
   transcript: Promise<Transcript>;
 }
@@ -41,8 +45,11 @@ export type TurnEvent =
   | { type: 'key-down'; atMs: number; startMs: number }
   /** The candidate was nothing (a cough, a click, the assistant's own echo). */
   | { type: 'discarded'; atMs: number }
-  /** The user paused (their words ended at `speechEndMs`); the turn may still go on. */
-  | { type: 'pause'; atMs: number; speechEndMs: number }
+  /**
+   * The user paused (their words ended at `speechEndMs`); turn `turn` may still go on. `tentative`
+   * gives what the recognizer would finish with now, decoded as the final will be (null when it cannot).
+   */
+  | { type: 'pause'; atMs: number; speechEndMs: number; turn: number; tentative: (() => Promise<string>) | null }
   | { type: 'resume'; atMs: number }
   | { type: 'end-of-turn'; turn: EndedTurn };
 
@@ -64,8 +71,10 @@ export interface HeardWindow {
   atMs: number;
 }
 
-/** Audio kept for prefix padding and boundary look-back. */
-const RING_MS = 1500;
+/** Audio kept for prefix padding, boundary look-back and the end-of-turn model (it hears the last 8 s). */
+const RING_MS = 8000;
+/** Audio before the speech onset the end-of-turn model hears with the turn. */
+const TURN_LEAD_MS = 200;
 
 /**
  * Turn taking: microphone windows in, turn events out. It owns everything that listens (echo
@@ -88,9 +97,17 @@ export class TurnTaking {
   /** Push-to-talk key held since downMs. */
   private ptt: { downMs: number; firstSpeechMs: number | null } | null = null;
   private nextIndex = 0;
+  /** Counts ended turns (also those with nothing to recognize): a late verdict belongs to its own. */
+  private ended = 0;
+  private readonly turnEnd: TurnEndPolicy;
+  /** The model's checks so far in the turn in progress. */
+  private checks: TurnCheck[] = [];
+  /** End-of-turn checks in flight (a fast clock must run at wall speed meanwhile). */
+  private scoring = 0;
+  private detectorFailed = false;
 
   constructor(
-    private readonly engines: { vad: VoiceActivityDetector; stt: SpeechRecognizer },
+    private readonly engines: { vad: VoiceActivityDetector; stt: SpeechRecognizer; turn?: TurnDetector | null },
     /** The speaker: what it played is the echo reference. */
     private readonly output: AudioOutput,
     private readonly clock: Clock,
@@ -100,9 +117,10 @@ export class TurnTaking {
     private readonly onTurn: (e: TurnEvent) => void,
   ) {
     this.timeline = new InputTimeline(clock);
+    this.turnEnd = new TurnEndPolicy(() => !!this.engines.turn);
     this.segmenter = new Segmenter(() => {
       const e = this.settings().endpointing;
-      return { ...e, minSpeechMs: this.gate.minSpeechMs(this.candidatePhase, e.minSpeechMs) };
+      return { ...e, minSpeechMs: this.gate.minSpeechMs(this.candidatePhase, e.minSpeechMs), silenceMs: this.turnEnd.silenceMs(e) };
     }, this.energy);
   }
 
@@ -113,7 +131,7 @@ export class TurnTaking {
 
   /** The recognizer has audio it has not decoded yet. */
   get busy(): boolean {
-    return this.engines.stt.busy;
+    return this.engines.stt.busy || this.scoring > 0;
   }
 
   /** Speech that may become a turn is in progress. */
@@ -175,6 +193,41 @@ export class TurnTaking {
     const isNewCandidate = events.some((e) => e.type === 'candidate');
     if (this.stt && !isNewCandidate) this.stt.accept(window);
     for (const e of events) this.handle(e);
+    const check = this.turnEnd.due(atMs, this.settings().endpointing);
+    if (check !== null) this.checkTurnEnd(check, atMs);
+  }
+
+  /**
+   * Asks the end-of-turn model whether the turn so far sounds finished. The audio path does not wait:
+   * the verdict arrives between windows and ends the turn then, if the user is still pausing.
+   */
+  private checkTurnEnd(id: number, atMs: number): void {
+    const detector = this.engines.turn;
+    const startMs = this.segmenter.startMs;
+    if (!detector || startMs === undefined) return;
+    const audio = this.ring.since(Math.round(((startMs - TURN_LEAD_MS) / 1000) * VAD_SAMPLE_RATE));
+    const turn = this.nextIndex;
+    const ended = this.ended;
+    const askedMs = this.timeline.toClock(atMs);
+    this.scoring++;
+    detector
+      .score(audio)
+      .then(({ probability }) => {
+        if (this.ended !== ended) return;
+        const check = { atMs: round(askedMs), probability: Math.round(probability * 10000) / 10000 };
+        this.checks.push(check);
+        this.events.emit({ type: 'turn-check', t: this.clock.now(), turn, ...check });
+        if (this.turnEnd.verdict(id, probability, this.settings().endpointing) !== 'end') return;
+        const e = this.segmenter.forceEnd(this.audioMs, 'turn-model');
+        if (e) this.handle(e);
+      })
+      .catch((e: Error) => {
+        this.turnEnd.failed(id);
+        // Once is enough: every pause would say the same. Silence decides meanwhile.
+        if (!this.detectorFailed) this.events.emit({ type: 'notice', t: this.clock.now(), message: `The end-of-turn model failed (${e.message}); pauses are judged by silence alone.` });
+        this.detectorFailed = true;
+      })
+      .finally(() => this.scoring--);
   }
 
   private handle(e: SegmenterEvent): void {
@@ -197,12 +250,16 @@ export class TurnTaking {
         break;
       case 'pause': {
         this.lastSpeechEndMs = e.speechEndMs;
+        this.turnEnd.onPause(e.speechEndMs);
         const speechEndMs = this.timeline.toClock(e.speechEndMs);
         this.events.emit({ type: 'speech-end', t, speechEndMs });
-        this.onTurn({ type: 'pause', atMs, speechEndMs });
+        const session = this.stt;
+        const tentative = session?.peek ? () => session.peek!() : null;
+        this.onTurn({ type: 'pause', atMs, speechEndMs, turn: this.nextIndex, tentative });
         break;
       }
       case 'resume':
+        this.turnEnd.onResume();
         this.onTurn({ type: 'resume', atMs });
         break;
       case 'end-of-turn':
@@ -268,6 +325,10 @@ export class TurnTaking {
   private endTurn(e: Extract<SegmenterEvent, { type: 'end-of-turn' }>): void {
     // Stamped before the recognizer finishes: a streaming recognizer's finish() does part of its work at once.
     const endOfTurnMs = this.clock.now();
+    this.turnEnd.onResume();
+    this.ended++;
+    const checks = this.checks;
+    this.checks = [];
     const stt = this.stt && this.postRoll.hold(this.stt, e.speechEndMs, this.audioMs);
     this.stt = null;
     if (!stt) return;
@@ -285,6 +346,7 @@ export class TurnTaking {
         endOfTurnMs,
         reason: e.reason,
         inputGainDb: round(this.inputGain.gainDb),
+        turnChecks: checks.length > 0 ? checks : null,
         transcript,
       },
     });

@@ -78,6 +78,8 @@ export class Utterance {
   interrupted = false;
   discarded = false;
   readonly times: UtteranceTimes = { firstClauseMs: null, ttsFirstClauseMs: null, firstAudioMs: null, lastAudioMs: null };
+  /** Where clauses and audio are announced; a prepared answer gets one when a turn adopts it. */
+  announce: { events: EventHub; turn: number } | null;
   /** Resolves when nothing more will be produced (audio may still be playing). */
   readonly done: Promise<void>;
 
@@ -85,6 +87,7 @@ export class Utterance {
     source: UtteranceSource,
     private readonly deps: UtteranceDeps,
   ) {
+    this.announce = deps.announce ?? null;
     this.done = this.run(source).finally(() => (this.producing = false));
   }
 
@@ -144,7 +147,7 @@ export class Utterance {
 
   private enqueue(queue: ClauseQueue, c: Clause): void {
     this.times.firstClauseMs ??= this.now();
-    const a = this.deps.announce;
+    const a = this.announce;
     a?.events.emit({ type: 'clause', t: this.now(), turn: a.turn, clause: c });
     queue.push(c);
   }
@@ -159,7 +162,7 @@ export class Utterance {
         samples = await tts.synthesize(c.text, { ...this.deps.voice(), signal: this.controller.signal });
       } catch (e) {
         // One bad clause must not silence the rest.
-        this.deps.announce?.events.emit({ type: 'notice', t: this.now(), message: `Could not speak "${c.text}": ${(e as Error).message}` });
+        this.announce?.events.emit({ type: 'notice', t: this.now(), message: `Could not speak "${c.text}": ${(e as Error).message}` });
         continue;
       }
       // Checked synchronously right before queueing: after cancel() no sample of this plays.
@@ -174,7 +177,7 @@ export class Utterance {
       this.scheduled.push({ clause, audio });
       this.times.firstAudioMs ??= audio.startMs;
       this.times.lastAudioMs = audio.endMs;
-      const a = this.deps.announce;
+      const a = this.announce;
       a?.events.emit({ type: 'audio', t: this.now(), turn: a.turn, clause: clause.index, startMs: audio.startMs, endMs: audio.endMs });
     });
   }

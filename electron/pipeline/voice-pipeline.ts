@@ -2,6 +2,7 @@ import type { SpeechRecognizer } from '../engines/stt';
 import type { VoiceActivityDetector } from '../engines/vad';
 import type { LanguageModel } from '../engines/llm';
 import type { SpeechSynthesizer } from '../engines/tts';
+import type { TurnDetector } from '../engines/turn-detector';
 import type { Settings } from '../settings/schema';
 import type { Clock } from './clock';
 import type { Conversation } from './conversation';
@@ -18,6 +19,8 @@ export interface PipelineEngines {
   stt: SpeechRecognizer;
   llm: LanguageModel;
   tts: SpeechSynthesizer;
+  /** The end-of-turn model, when one is installed: without it, silence alone ends a turn. */
+  turn?: TurnDetector | null;
 }
 
 /**

@@ -16,9 +16,19 @@ export interface Settings {
     silenceMs: number;
     prefixPaddingMs: number;
     maxTurnMs: number;
+    /** Ask the end-of-turn model (when one is installed) whether a pause ends the turn. */
+    turnModel: boolean;
+    /** How far into a pause the model is asked. */
+    turnCheckMs: number;
+    /** The model's probability at or above which the turn is finished. */
+    turnThreshold: number;
+    /** With the model: the longest pause inside a turn that sounds unfinished (the ceiling). */
+    maxPauseMs: number;
   };
   bargeIn: { enabled: boolean; minSpeechMs: number; falseInterruptionMs: number };
   turnBudgetMs: number;
+  /** Prepare the answer while the user pauses (transcript, LLM, first audio), played only if the turn ends with the same words. */
+  prepareAnswers: boolean;
   stt: { partialIntervalMs: number };
   llm: {
     systemPrompt: string;
@@ -31,7 +41,7 @@ export interface Settings {
   };
   tts: { speakerId: number; speed: number };
   /** Catalog ids (dir: a folder path); null = the default. */
-  models: { dir: string | null; vad: string | null; stt: string | null; llm: string | null; tts: string | null };
+  models: { dir: string | null; vad: string | null; stt: string | null; llm: string | null; tts: string | null; turn: string | null };
 }
 
 /** Arrays and primitives are replaced whole; objects may be given in part. */
@@ -83,6 +93,9 @@ export const SETTINGS_RANGES = {
   'endpointing.silenceMs': { min: 100, max: 5000, step: 50, unit: 'ms', label: 'Silence that ends a turn', integer: true },
   'endpointing.prefixPaddingMs': { min: 0, max: 1000, step: 10, unit: 'ms', label: 'Audio kept before speech starts', integer: true },
   'endpointing.maxTurnMs': { min: 2000, max: 120000, step: 1000, unit: 'ms', label: 'Longest turn', integer: true },
+  'endpointing.turnCheckMs': { min: 50, max: 1000, step: 10, unit: 'ms', label: 'Pause before the end-of-turn model is asked', integer: true },
+  'endpointing.turnThreshold': { min: 0.05, max: 0.95, step: 0.01, unit: '', label: 'End-of-turn model: finished at or above', integer: false },
+  'endpointing.maxPauseMs': { min: 300, max: 5000, step: 50, unit: 'ms', label: 'Longest pause inside an unfinished sentence', integer: true },
   'bargeIn.minSpeechMs': { min: 0, max: 2000, step: 10, unit: 'ms', label: 'Speech needed to interrupt', integer: true },
   'bargeIn.falseInterruptionMs': { min: 200, max: 10000, step: 100, unit: 'ms', label: 'Resume after a false interruption', integer: true },
   turnBudgetMs: { min: 500, max: 10000, step: 100, unit: 'ms', label: 'Wait before a holding phrase', integer: true },
@@ -121,6 +134,11 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
     prefixPaddingMs: 300,
     // Forces an end of turn if noise keeps the VAD open forever.
     maxTurnMs: 30000,
+    // TURN-DEFAULTS
+    turnModel: true,
+    turnCheckMs: 200,
+    turnThreshold: 0.5,
+    maxPauseMs: 1600,
   },
   bargeIn: {
     // Interrupting the assistant by talking over it is expected in conversation.
@@ -132,6 +150,9 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
   },
   // Past ~2.5 s of silence after the user stops, people assume they were not heard.
   turnBudgetMs: 2500,
+  // A finished question is answered as soon as the turn ends, not an LLM-and-TTS later; work done
+  // for a pause the user talks on through is dropped (it costs engine time, never a wrong answer).
+  prepareAnswers: true,
   // ~3 partial updates a second looks live without re-decoding all the time.
   stt: { partialIntervalMs: 300 },
   llm: {
@@ -152,7 +173,7 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
   // Speaker 0 exists in every voice model; 1.0 is the model's natural pace.
   tts: { speakerId: 0, speed: 1 },
   // null = the defaults chosen by the model catalog and the user data dir.
-  models: { dir: null, vad: null, stt: null, llm: null, tts: null },
+  models: { dir: null, vad: null, stt: null, llm: null, tts: null, turn: null },
 });
 
 // ---------------------------------------------------------------------------
@@ -244,6 +265,10 @@ const SCHEMA: SchemaOf<Settings> = {
     silenceMs: num('endpointing.silenceMs'),
     prefixPaddingMs: num('endpointing.prefixPaddingMs'),
     maxTurnMs: num('endpointing.maxTurnMs'),
+    turnModel: bool,
+    turnCheckMs: num('endpointing.turnCheckMs'),
+    turnThreshold: num('endpointing.turnThreshold'),
+    maxPauseMs: num('endpointing.maxPauseMs'),
   },
   bargeIn: {
     enabled: bool,
@@ -251,6 +276,7 @@ const SCHEMA: SchemaOf<Settings> = {
     falseInterruptionMs: num('bargeIn.falseInterruptionMs'),
   },
   turnBudgetMs: num('turnBudgetMs'),
+  prepareAnswers: bool,
   stt: { partialIntervalMs: num('stt.partialIntervalMs') },
   llm: {
     systemPrompt,
@@ -268,6 +294,7 @@ const SCHEMA: SchemaOf<Settings> = {
     stt: optionalName('a model id from the catalog'),
     llm: optionalName('a model id from the catalog'),
     tts: optionalName('a model id from the catalog'),
+    turn: optionalName('a model id from the catalog'),
   },
 };
 

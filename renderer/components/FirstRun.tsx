@@ -5,7 +5,7 @@
 import { api } from '../api/current';
 import type { FileProgress, ModelCheckStatus } from '../../electron/ipc-contract';
 import { formatBytes, formatSeconds } from '../../native-models/progress-bar';
-import { KIND_LABELS } from '../model/labels';
+import { plannedKindLabel } from '../model/labels';
 import { useUi } from '../store';
 
 
@@ -14,6 +14,7 @@ function downloadState(files: FileProgress[], received: number, busy: boolean, c
   if (check?.state === 'checking') return 'verified · trying it once…';
   if (check?.state === 'ok') return `works · ${check.detail ?? ''}`;
   if (check?.state === 'failed') return 'does not work';
+  if (check?.state === 'skipped') return 'skipped · the assistant works without it';
   const active = files.find((f) => f.phase !== 'done');
   if (files.length > 0 && !active) return 'verified';
   if (!active) return busy ? 'queued' : '';
@@ -49,7 +50,7 @@ export function FirstRun() {
           return (
             <li key={m.id} data-testid="download-item" data-check={check?.state ?? 'none'}>
               <div className="download-head">
-                <span className="model-kind">{KIND_LABELS[m.kind]}</span>
+                <span className="model-kind">{plannedKindLabel(m.kind, m.optional)}</span>
                 <span className="model-name">{m.name}</span>
                 <span className="size">{m.bytes === null ? 'size unknown' : formatBytes(m.bytes)}</span>
               </div>
@@ -58,7 +59,7 @@ export function FirstRun() {
                 <span>{m.licence}</span>
                 <span data-testid="download-state">{downloadState(files, received, busy, check)}</span>
               </div>
-              {check?.state === 'failed' && (
+              {(check?.state === 'failed' || check?.state === 'skipped') && (
                 <div className="notice notice-error" data-testid="check-error">
                   {check.detail}
                 </div>

@@ -1,5 +1,5 @@
-/** Which models are loaded, where the LLM runs, and what to do when a model is missing. */
-import { backendLabel, KIND_LABELS } from '../model/labels';
+/** Which models are loaded, where the LLM runs, and what to do when a model (an optional one included) is missing. */
+import { backendLabel, KIND_LABELS, modelLine } from '../model/labels';
 import { useUi } from '../store';
 
 
@@ -17,19 +17,28 @@ export function ModelsPanel() {
         </div>
       )}
       <ul className="model-list">
-        {status.models.map((m) => (
-          <li key={m.kind} className={`model model-${m.state}`}>
-            <span className="model-kind">{KIND_LABELS[m.kind]}</span>
-            <span className="model-name">
-              {m.name ?? (m.state === 'loading' ? 'loading…' : m.state === 'waiting' ? 'waiting' : '—')}
-              {m.layout && <span className="model-layout" data-testid={`model-layout-${m.kind}`}> ({m.layout})</span>}
-            </span>
-            <span className="model-state" aria-label={`state: ${m.state}`}>
-              {m.state === 'ready' ? `loaded in ${m.loadMs !== undefined ? Math.round(m.loadMs) : '?'} ms` : m.state}
-            </span>
-            {m.state === 'loading' && <progress aria-label={`Loading ${KIND_LABELS[m.kind]}`} />}
-          </li>
-        ))}
+        {status.models.map((m) => {
+          const line = modelLine(m);
+          return (
+            <li key={m.kind} className={`model model-${m.state}`} data-testid={`model-${m.kind}`}>
+              <span className="model-kind">{KIND_LABELS[m.kind]}</span>
+              <span className="model-name">
+                {line.name}
+                {m.layout && <span className="model-layout" data-testid={`model-layout-${m.kind}`}> ({m.layout})</span>}
+              </span>
+              <span className="model-state" aria-label={`state: ${m.state}`}>
+                {line.state}
+              </span>
+              {m.state === 'loading' && <progress aria-label={`Loading ${KIND_LABELS[m.kind]}`} />}
+              {/* An optional model that is missing or broken: what the assistant does without it, and how to get it. */}
+              {m.detail && (
+                <span className="model-detail" data-testid={`model-detail-${m.kind}`}>
+                  {m.detail}
+                </span>
+              )}
+            </li>
+          );
+        })}
       </ul>
       {status.llm && (
         <dl className="llm-info">

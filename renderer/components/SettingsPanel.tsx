@@ -56,6 +56,7 @@ export function SettingsPanel() {
         <Slider path="bargeIn.minSpeechMs" hint="Your speech over the answer needed to stop it." />
         <Slider path="bargeIn.falseInterruptionMs" />
         <Slider path="turnBudgetMs" hint="After this long without an answer, a short holding phrase is spoken." />
+        <Toggle path="prepareAnswers" label="Prepare the answer during a pause" hint="Played only if your turn ends with the same words; otherwise dropped unheard." />
       </fieldset>
       <fieldset>
         <legend>Language model</legend>

@@ -1,7 +1,25 @@
 /** Words the window uses for models and backends, in one place. */
-import type { ModelKind } from '../../electron/ipc-contract';
+import type { ModelKind, ModelStatus } from '../../electron/ipc-contract';
 
-export const KIND_LABELS: Record<ModelKind, string> = { vad: 'Voice activity', stt: 'Speech to text', llm: 'Language model', tts: 'Text to speech' };
+export const KIND_LABELS: Record<ModelKind, string> = {
+  vad: 'Voice activity',
+  stt: 'Speech to text',
+  llm: 'Language model',
+  tts: 'Text to speech',
+  turn: 'End of turn',
+};
+
+/** A kind's label in the first-run list, saying when the assistant works without it. */
+export function plannedKindLabel(kind: ModelKind, optional: boolean): string {
+  return optional ? `${KIND_LABELS[kind]} (optional)` : KIND_LABELS[kind];
+}
+
+/** The models panel's words for one model: its name, its state. */
+export function modelLine(m: ModelStatus): { name: string; state: string } {
+  const name = m.name ?? (m.state === 'loading' ? 'loading…' : m.state === 'waiting' ? 'waiting' : m.state === 'missing' ? 'none installed' : '—');
+  const state = m.state === 'ready' ? `loaded in ${m.loadMs !== undefined ? Math.round(m.loadMs) : '?'} ms` : m.state === 'missing' ? 'optional' : m.state;
+  return { name, state };
+}
 
 export function backendLabel(backend: string): string {
   return backend === 'cpu' ? 'CPU' : backend.toUpperCase();

@@ -1,0 +1,150 @@
+import type { LanguageModel } from '../engines/llm';
+import type { SpeechSynthesizer } from '../engines/tts';
+import type { Clock } from './clock';
+import type { Conversation } from './conversation';
+import type { EventHub } from './events';
+import type { AudioOutput } from './output';
+import { Utterance } from './utterance';
+import { HeldSink } from './utterance-sink';
+
+export interface DraftDeps {
+  llm: LanguageModel;
+  conversation: Conversation;
+  tts: SpeechSynthesizer;
+  output: AudioOutput;
+  clock: Clock;
+  options: () => { maxTokens: number; temperature: number; speakerId: number; speed: number };
+  /** The LLM takes one prompt at a time: the previous reply's settlement. */
+  before: Promise<void>;
+}
+
+/** Case, punctuation and spacing aside, the same words. */
+export function sameWords(a: string, b: string): boolean {
+  const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}\s']/gu, ' ').replace(/\s+/g, ' ').trim();
+  return norm(a) === norm(b);
+}
+
+/**
+ * An answer prepared while the user pauses, before their turn is committed: the transcript so far,
+ * the language model over the conversation plus those words, and the first clauses' audio, all held
+ * back (HeldSink). Nothing is added to the conversation: if the turn ends with the same words the reply
+ * adopts it and it plays at once; if the user goes on, it is dropped and nothing of it remains.
+ */
+export class Draft {
+  /** When the preparation began (pipeline clock). */
+  readonly startedMs: number;
+  private readonly sink: HeldSink;
+  private utterance: Utterance | null = null;
+  private text: string | null = null;
+  /** The conversation's version the prompt was built from: any edit since makes the draft stale. */
+  private version = -1;
+  private dropped = false;
+  private running = true;
+  private failed = false;
+  private deltas = '';
+  /** Set once a reply adopted it: text and errors go to that turn from then on. */
+  private owner: { events: EventHub; turn: number; onFirstToken: (ms: number) => void; onError: (message: string) => void } | null = null;
+  private firstTokenMs: number | null = null;
+  readonly done: Promise<void>;
+
+  constructor(
+    private readonly deps: DraftDeps,
+    tentative: Promise<string>,
+  ) {
+    this.startedMs = deps.clock.now();
+    this.sink = new HeldSink(deps.output);
+    this.done = this.run(tentative)
+      .catch(() => {
+        // A recognizer that cannot peek, or a model that fails: the turn is answered the usual way.
+        this.failed = true;
+      })
+      .finally(() => (this.running = false));
+  }
+
+  get busy(): boolean {
+    return this.running;
+  }
+
+  private now(): number {
+    return this.deps.clock.now();
+  }
+
+  private async run(tentative: Promise<string>): Promise<void> {
+    const text = await tentative;
+    if (!text || this.dropped) return;
+    await this.deps.before;
+    if (this.dropped) return;
+    this.text = text;
+    const { llm, conversation } = this.deps;
+    const opts = this.deps.options();
+    // Kept within the context as any turn's prompt is (only the oldest exchanges can go): the draft adds nothing to it.
+    conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t));
+    const messages = [...conversation.messages(), { role: 'user' as const, text }];
+    this.version = conversation.version;
+    this.utterance = new Utterance(
+      {
+        kind: 'stream',
+        write: async (onText, signal) => {
+          await llm.generate(messages, {
+            signal,
+            maxTokens: opts.maxTokens,
+            temperature: opts.temperature,
+            onText: (delta) => {
+              if (this.firstTokenMs === null) {
+                this.firstTokenMs = this.now();
+                this.owner?.onFirstToken(this.firstTokenMs);
+              }
+              if (this.owner) this.owner.events.emit({ type: 'answer-delta', t: this.now(), turn: this.owner.turn, text: delta });
+              else this.deltas += delta;
+              onText(delta);
+            },
+          });
+        },
+      },
+      {
+        tts: this.deps.tts,
+        sink: this.sink,
+        clock: this.deps.clock,
+        voice: () => {
+          const o = this.deps.options();
+          return { speakerId: o.speakerId, speed: o.speed };
+        },
+        onSourceError: (e) => {
+          this.failed = true;
+          this.owner?.onError(`The language model failed: ${e.message}`);
+        },
+      },
+    );
+    await this.utterance.done;
+  }
+
+  /**
+   * Whether the committed turn can take this draft: it is being written from the same words, over
+   * the conversation as it still is, and nothing failed.
+   */
+  fits(finalText: string): boolean {
+    return !this.dropped && !this.failed && this.utterance !== null && this.text !== null && sameWords(this.text, finalText) && this.deps.conversation.version === this.version;
+  }
+
+  /**
+   * The turn `turn` takes this draft: what it has written so far is announced, its held audio plays
+   * from `atMs`, and what follows is spoken as it comes. Returns the utterance, now the turn's answer.
+   */
+  adopt(turn: number, events: EventHub, atMs: number, onFirstToken: (ms: number) => void, onError: (message: string) => void): Utterance {
+    const u = this.utterance!;
+    this.owner = { events, turn, onFirstToken, onError };
+    if (this.firstTokenMs !== null) onFirstToken(this.firstTokenMs);
+    if (this.deltas) events.emit({ type: 'answer-delta', t: atMs, turn, text: this.deltas });
+    u.announce = { events, turn };
+    this.sink.release(atMs);
+    return u;
+  }
+
+  /** The user went on, or the words changed: stop, and let nothing of it play or remain. */
+  drop(): void {
+    if (this.owner) return;
+    this.dropped = true;
+    this.utterance?.discard();
+    this.sink.drop();
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The end-of-turn model and prepared answers on the real engines (Silero VAD, the streaming test
+ * recognizer, the end-of-turn stand-in with Smart Turn v3's interface, stories260K, the formant voice)
+ * through the whole pipeline, over ../shared/speech.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { ChatMessage, LanguageModel } from '../electron/engines/llm';
+import { FastForwardClock } from '../electron/pipeline/clock';
+import type { PipelineEvent } from '../electron/pipeline/events';
+import { loadEngines, type LoadedEngines } from '../electron/pipeline/load-engines';
+import { TimelineOutput } from '../electron/pipeline/output';
+import { runInput } from '../electron/pipeline/run-input';
+import { VoicePipeline } from '../electron/pipeline/voice-pipeline';
+import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
+import { loadClip16k, MODELS_DIR, MODEL_ROOTS, words } from './engine-fixtures';
+
+/** Temperature 0 and short answers: the same words every run, and quick. */
+const BASE = mergeSettings(DEFAULT_SETTINGS, { llm: { temperature: 0, maxTokens: 24, threads: 1 } });
+
+/** The language model as loaded, logging the last user message of every prompt it is given. */
+function logging(llm: LanguageModel, prompts: string[]): LanguageModel {
+  return {
+    info: llm.info,
+    countTokens: (t) => llm.countTokens(t),
+    dispose: () => llm.dispose(),
+    generate: (messages: readonly ChatMessage[], opts) => {
+      prompts.push(messages[messages.length - 1]!.text);
+      return llm.generate(messages, opts);
+    },
+  };
+}
+
+async function talk(engines: LoadedEngines, settings: Settings, clipName: string) {
+  const clock = new FastForwardClock();
+  const output = new TimelineOutput();
+  const prompts: string[] = [];
+  const pipeline = new VoicePipeline({ ...engines, llm: logging(engines.llm, prompts) }, output, clock, () => settings);
+  const events: PipelineEvent[] = [];
+  pipeline.events.on((e) => events.push(e));
+  const reports = await runInput(pipeline, await loadClip16k(clipName), clock, output, { fast: true });
+  const history = pipeline.conversation.messages().slice(1).map((m) => `${m.role}:${m.text}`);
+  return { reports, events, prompts, history };
+}
+
+let withModel: LoadedEngines;
+let silenceOnly: LoadedEngines;
+before(async () => {
+  withModel = await loadEngines(() => BASE, MODEL_ROOTS);
+  // The same models without the end-of-turn one: a folder that links every kind but `turn`.
+  const root = mkdtempSync(path.join(os.tmpdir(), 'lva-no-turn-'));
+  for (const kind of ['vad', 'stt', 'llm', 'tts-synthetic']) symlinkSync(path.join(MODELS_DIR, kind), path.join(root, kind));
+  silenceOnly = await loadEngines(() => BASE, [root]);
+});
+after(async () => {
+  await withModel?.dispose();
+  await silenceOnly?.dispose();
+});
+
+describe('end-of-turn model (real engines)', () => {
+  it('loads with the shared models, and the app runs without it', () => {
+    assert.ok(withModel.turn, 'the stand-in is loaded from ../shared/models/turn');
+    assert.equal(silenceOnly.turn, null);
+  });
+
+  it('a pause inside an unfinished sentence, longer than silenceMs, stays one turn', async () => {
+    const settings = mergeSettings(BASE, { endpointing: { silenceMs: 400 }, prepareAnswers: false });
+    const model = await talk(withModel, settings, 'timer_pause');
+    assert.equal(model.reports.length, 1, JSON.stringify(model.reports.map((r) => r.userText)));
+    const r = model.reports[0]!;
+    assert.deepEqual(words(r.userText), ['set', 'a', 'timer', 'for', 'ten', 'minutes']);
+    assert.equal(r.endReason, 'turn-model');
+    const checks = r.turnDetector!.checks;
+    assert.ok(checks.length >= 2, JSON.stringify(checks));
+    assert.ok(checks[0]!.probability < 0.5, `"set a timer for" sounds unfinished: ${checks[0]!.probability}`);
+    assert.ok(checks.at(-1)!.probability >= 0.5);
+    // Silence alone at the same setting cuts it in two.
+    const silence = await talk(silenceOnly, settings, 'timer_pause');
+    assert.equal(silence.reports.length, 2);
+    assert.ok(silence.reports.every((x) => x.turnDetector === null && x.endReason === 'silence'));
+  });
+
+  it('a finished question ends sooner than with silence alone', async () => {
+    const settings = mergeSettings(BASE, { prepareAnswers: false });
+    const model = (await talk(withModel, settings, 'weather')).reports[0]!;
+    const silence = (await talk(silenceOnly, settings, 'weather')).reports[0]!;
+    assert.equal(model.endReason, 'turn-model');
+    assert.equal(silence.endReason, 'silence');
+    assert.ok(model.latency.endpointMs < silence.latency.endpointMs - 150, `model ${model.latency.endpointMs} ms, silence ${silence.latency.endpointMs} ms`);
+  });
+});
+
+describe('prepared answers (real engines)', () => {
+  it('drops what was prepared when the user goes on: never played, not in history', async () => {
+    const { reports, events, prompts, history } = await talk(withModel, BASE, 'timer_pause');
+    assert.equal(reports.length, 1);
+    // Prepared at the pause after "set a timer for", then dropped when the user went on.
+    assert.deepEqual(words(prompts[0]!), ['set', 'a', 'timer', 'for']);
+    const end = events.find((e) => e.type === 'end-of-turn')!;
+    assert.equal(events.filter((e) => e.type === 'audio' && e.t < end.t).length, 0, 'nothing played before the turn ended');
+    assert.ok(events.filter((e) => e.type === 'answer-delta').every((e) => e.turn === reports[0]!.index));
+    assert.equal(history.length, 2);
+    assert.deepEqual(words(history[0]!), ['user', 'set', 'a', 'timer', 'for', 'ten', 'minutes']);
+    assert.notEqual(reports[0]!.prepared, 'none');
+  });
+
+  it('uses it when the turn ends with the same words: first audio sooner after the end of turn than without', async () => {
+    const prepared = (await talk(withModel, BASE, 'weather')).reports[0]!;
+    const plain = (await talk(withModel, mergeSettings(BASE, { prepareAnswers: false }), 'weather')).reports[0]!;
+    assert.equal(prepared.prepared, 'used');
+    assert.ok(prepared.preparedLeadMs! > 0);
+    assert.equal(plain.prepared, 'none');
+    assert.equal(prepared.assistantText, plain.assistantText, 'the same answer either way (temperature 0)');
+    const after = (r: typeof prepared) => r.timings.firstAudioMs! - r.timings.endOfTurnMs;
+    assert.ok(after(prepared) < after(plain), `first audio ${after(prepared)} ms after the end of turn prepared, ${after(plain)} ms not`);
+  });
+});
