@@ -4,14 +4,14 @@
  * end-to-end tests). Types plus small pure validators, so the sandboxed preload, the renderer and
  * the bridge can all import it without pulling in Node code.
  */
-import type { PipelineEvent } from './pipeline/events';
+import type { PipelineEvent, TimerView } from './pipeline/events';
 import type { LlmInfo } from './engines/llm';
 import type { ModelKind } from '../native-models/types';
 import type { Settings } from './settings/schema';
 import type { FileProgress } from '../native-models/downloader';
 import type { SetupPlan } from '../native-models/setup-plan';
 
-export type { FileProgress, SetupPlan };
+export type { FileProgress, SetupPlan, TimerView };
 
 export const IPC = {
   /** renderer -> main (send): one frame of 16 kHz mono microphone audio, a Float32Array. */
@@ -64,7 +64,14 @@ export type Command =
   | { type: 'playback-progress'; position: number }
   /** First run: download the models in the setup plan. */
   | { type: 'download-models' }
-  | { type: 'cancel-download' };
+  | { type: 'cancel-download' }
+  /** The Timers panel's Cancel: the pending timer or alarm with this id (unknown or finished: nothing happens). */
+  | { type: 'cancel-timer'; id: string }
+  /** The Timers panel's Stop: silences whatever rings. */
+  | { type: 'stop-ringing' };
+
+/** The longest timer id a command may carry (the book's own ids are short: "t12"). */
+export const MAX_TIMER_ID_LENGTH = 64;
 
 export type { ModelKind };
 
@@ -120,6 +127,8 @@ export interface Snapshot {
   status: AppStatus;
   /** Notices raised before this renderer connected (e.g. a corrupt settings file was replaced). */
   notices: string[];
+  /** Timers and alarms pending or ringing (later changes arrive as pipeline `timers` events). */
+  timers: TimerView[];
 }
 
 /** Requests that get an answer. */
@@ -190,7 +199,8 @@ export function parseCommand(v: unknown): Parsed<Command> {
     case 'interrupt':
     case 'reset-conversation':
     case 'download-models':
-    case 'cancel-download': {
+    case 'cancel-download':
+    case 'stop-ringing': {
       const extra = onlyKeys(v, ['type'], v.type);
       return extra ? bad(extra) : { ok: true, value: { type: v.type } };
     }
@@ -200,6 +210,13 @@ export function parseCommand(v: unknown): Parsed<Command> {
       return typeof v.position === 'number' && Number.isFinite(v.position) && v.position >= 0
         ? { ok: true, value: { type: v.type, position: v.position } }
         : bad('"position" must be a finite number of ms, 0 or more');
+    }
+    case 'cancel-timer': {
+      const extra = onlyKeys(v, ['type', 'id'], 'cancel-timer');
+      if (extra) return bad(extra);
+      return typeof v.id === 'string' && v.id.length > 0 && v.id.length <= MAX_TIMER_ID_LENGTH
+        ? { ok: true, value: { type: v.type, id: v.id } }
+        : bad(`"id" must be a timer id (a string of 1 to ${MAX_TIMER_ID_LENGTH} characters)`);
     }
     default:
       return bad('is not a known command');

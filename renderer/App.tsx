@@ -1,4 +1,4 @@
-/** The window: conversation and controls on the left; latency, endpoint tuning, settings and models on the right. */
+/** The window: conversation, controls and timers on the left; latency, endpoint tuning, settings and models on the right. */
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { Controls } from './components/Controls';
 import { FirstRun } from './components/FirstRun';
@@ -9,6 +9,7 @@ import { ModelsPanel } from './components/ModelsPanel';
 import { Notices } from './components/Notices';
 import { SettingsPanel } from './components/SettingsPanel';
 import { StatusBar } from './components/StatusBar';
+import { Timers } from './components/Timers';
 import { useUi } from './store';
 
 const TABS = [
@@ -81,6 +82,7 @@ function Conversations() {
       <div className="left">
         <Conversation />
         <Controls />
+        <Timers />
       </div>
       <div className="right">
         <Latency />

@@ -1,10 +1,10 @@
 /**
  * The renderer's state, pushed from main: status, settings, the conversation, turn reports, the
- * VAD trace and the end-of-turn model's checks. Components read it; only `apply` (events) and the actions below change it.
+ * VAD trace, the end-of-turn model's checks and the timers. Components read it; only `apply` (events) and the actions below change it.
  */
 import { create } from 'zustand';
 import type { AppEvent, AppStatus, FileProgress } from '../electron/ipc-contract';
-import type { AssistantState } from '../electron/pipeline/events';
+import type { AssistantState, TimerView } from '../electron/pipeline/events';
 import type { TurnReport } from '../electron/pipeline/report';
 import type { EndReason } from '../electron/pipeline/segmenter';
 import type { Settings } from '../electron/settings/schema';
@@ -63,6 +63,8 @@ export interface UiState {
   trace: VadPoint[];
   turnChecks: TurnCheckPoint[];
   notices: Notice[];
+  /** Timers and alarms pending or ringing (from the snapshot, then each `timers` event). */
+  timers: TimerView[];
   micLevel: number;
   /** The pipeline's input gain (dB): how much a quiet microphone is being raised. */
   inputGainDb: number;
@@ -106,6 +108,7 @@ export const useUi = create<UiState>()((set, get) => ({
   trace: [],
   turnChecks: [],
   notices: [],
+  timers: [],
   micLevel: 0,
   inputGainDb: 0,
   downloads: {},
@@ -171,6 +174,13 @@ export const useUi = create<UiState>()((set, get) => ({
       case 'end-of-turn':
         // Marked as soon as it is decided, so tuning shows the cut before the answer has played.
         set((s) => ({ liveTurns: withLiveTurn(s.liveTurns, { turn: p.turn, startMs: p.speechStartMs, speechEndMs: p.speechEndMs, endMs: p.t, reason: p.reason }) }));
+        break;
+      case 'timers':
+        set({ timers: p.timers });
+        break;
+      case 'timer':
+        // Shown ringing at once; the `timers` event that follows is the full list.
+        set((s) => ({ timers: s.timers.map((t) => (t.id === p.id ? { ...t, ringing: true } : t)) }));
         break;
       case 'turn-check':
         set((s) => ({ turnChecks: [...s.turnChecks, { turn: p.turn, atMs: p.atMs, probability: p.probability }].slice(-TURN_CHECKS) }));

@@ -1,14 +1,31 @@
 /**
  * `npm run screenshot`: the README's pictures of the app mid-conversation (light and dark), taken
  * with the end-to-end harness: dev:web with the shared test models, Chromium's microphone playing
- * two_turns.wav. Writes docs/app.png, docs/app-dark.png and docs/first-run.png.
+ * two_turns.wav, and two timers already in the data folder (as a run that set them by voice leaves
+ * them) so the Timers panel has something to show. Writes docs/app.png, docs/app-dark.png and
+ * docs/first-run.png.
  */
 import path from 'node:path';
+import { nextOccurrence, TimerBook } from '../electron/timers/timer-book';
+import { TimerStore } from '../electron/timers/timer-store';
 import { launchBrowser, startBridge } from '../test/browser-harness';
 import { ROOT, SPEECH, tempDir } from '../test/helpers';
 
+/** A pasta timer with about six and a half minutes left, and an alarm for 7:00 tomorrow morning. */
+async function seedTimers(dir: string): Promise<void> {
+  const now = Date.now();
+  const book = new TimerBook();
+  book.startTimer(8 * 60_000, 'pasta', now - 90_000);
+  const tomorrow = new Date(now);
+  tomorrow.setHours(23, 59, 0, 0);
+  book.setAlarm(nextOccurrence(7, 0, 'am', tomorrow), now);
+  await new TimerStore(dir).save(book);
+}
+
 for (const scheme of ['light', 'dark'] as const) {
-  const bridge = await startBridge({ settings: { llm: { threads: 2, maxTokens: 64 } } });
+  const dir = tempDir('lva-shot-');
+  await seedTimers(dir);
+  const bridge = await startBridge({ settings: { llm: { threads: 2, maxTokens: 64 } }, settingsFile: path.join(dir, 'settings.json') });
   const browser = await launchBrowser(path.join(SPEECH, 'two_turns.wav'));
   try {
     const page = await browser.newPage({ viewport: { width: 1360, height: 900 }, colorScheme: scheme, deviceScaleFactor: 1 });
@@ -16,6 +33,7 @@ for (const scheme of ['light', 'dark'] as const) {
     // Mid-conversation: the first turn's waterfall is in, the second answer is being spoken.
     await page.locator('[data-testid=user-text]', { hasText: 'play some music' }).waitFor({ timeout: 30_000 });
     await page.locator('[data-testid=assistant-state][data-state=speaking]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid=timer-remaining]').waitFor();
     await page.waitForTimeout(1200);
     const file = path.join(ROOT, 'docs', scheme === 'light' ? 'app.png' : 'app-dark.png');
     await page.screenshot({ path: file });

@@ -24,6 +24,8 @@ describe('the IPC contract validates what the renderer sends', () => {
       { type: 'interrupt' },
       { type: 'reset-conversation' },
       { type: 'playback-progress', position: 1234.5 },
+      { type: 'cancel-timer', id: 't3' },
+      { type: 'stop-ringing' },
     ]) assert.deepEqual(parseCommand(c), { ok: true, value: c });
     for (const r of [{ type: 'get-snapshot' }, { type: 'reset-settings' }, { type: 'update-settings', patch: { mode: 'push-to-talk' } }]) {
       assert.deepEqual(parseRequest(r), { ok: true, value: r });
@@ -41,6 +43,12 @@ describe('the IPC contract validates what the renderer sends', () => {
       [{ type: 'playback-progress', position: -1 }, /finite number/],
       [{ type: 'playback-progress', position: Number.NaN }, /finite number/],
       [{ type: 'interrupt', extra: 1 }, /unknown field\(s\) "extra"/],
+      [{ type: 'cancel-timer' }, /"id" must be a timer id/],
+      [{ type: 'cancel-timer', id: '' }, /"id" must be a timer id/],
+      [{ type: 'cancel-timer', id: 3 }, /"id" must be a timer id/],
+      [{ type: 'cancel-timer', id: 'x'.repeat(65) }, /"id" must be a timer id \(a string of 1 to 64 characters\)/],
+      [{ type: 'cancel-timer', id: 't1', all: true }, /unknown field\(s\) "all"/],
+      [{ type: 'stop-ringing', id: 't1' }, /unknown field\(s\) "id"/],
     ];
     for (const [input, message] of bad) {
       const r = parseCommand(input);
@@ -165,8 +173,12 @@ describe('the WebSocket bridge', () => {
       c.ws.send(new Uint8Array([1, 2, 3]));
       c.ws.send(new Float32Array(320).fill(Number.NaN));
       c.ws.send(JSON.stringify({ kind: 'command', command: { type: 'interrupt' } }));
+      c.ws.send(JSON.stringify({ kind: 'command', command: { type: 'cancel-timer', id: 't1' } }));
+      c.ws.send(JSON.stringify({ kind: 'command', command: { type: 'stop-ringing' } }));
       c.ws.send('not json');
-      assert.equal(((await c.request({ type: 'get-snapshot' })) as Snapshot).status.phase, 'setup');
+      const after = (await c.request({ type: 'get-snapshot' })) as Snapshot;
+      assert.equal(after.status.phase, 'setup');
+      assert.deepEqual(after.timers, [], 'no timers stored here');
     } finally {
       c.ws.close();
     }
@@ -199,6 +211,9 @@ describe('the WebSocket bridge', () => {
       const m = (await c.next((x) => x.kind === 'event' && x.event.type === 'notice')) as { event: Extract<AppEvent, { type: 'notice' }> };
       assert.equal(m.event.level, 'error');
       assert.match(m.event.message, /malformed message.*"down" must be true or false/);
+      c.ws.send(JSON.stringify({ kind: 'command', command: { type: 'cancel-timer', id: { $ne: null } } }));
+      const t = (await c.next((x) => x.kind === 'event' && x.event.type === 'notice' && /cancel-timer/.test(x.event.message))) as { event: Extract<AppEvent, { type: 'notice' }> };
+      assert.match(t.event.message, /malformed message.*"id" must be a timer id/);
     } finally {
       c.ws.close();
     }

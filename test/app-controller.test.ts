@@ -2,15 +2,19 @@
  * The controller behind the window on the real engines, through its typed contract only: models
  * load and report their status, microphone frames in real time become a turn whose audio reaches
  * the sink with its stream positions, the microphone switch and interrupt work, and settings that
- * need it reload the model.
+ * need it reload the model. Timers live in the data folder and ring at their absolute time across a
+ * models reload and a restart; a corrupt timers file is kept aside and reported.
  */
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AssistantController } from '../electron/app/controller';
 import type { AppEvent, AppStatus, AssistantAudio, AssistantAudioControl, Snapshot } from '../electron/ipc-contract';
+import { FastForwardClock } from '../electron/pipeline/clock';
 import type { TurnReport } from '../electron/pipeline/report';
+import { TimerBook, type Timer } from '../electron/timers/timer-book';
+import { TIMERS_FILE, TimerStore } from '../electron/timers/timer-store';
 import { loadClip16k, MODEL_ROOTS, words } from './engine-fixtures';
 import { tempDir } from './helpers';
 
@@ -142,5 +146,196 @@ describe('the app controller on the real engines', () => {
     await until('the reload to start', () => (status().phase === 'loading' ? true : undefined), 5000).catch(() => undefined);
     await until('the reload', () => (status().phase === 'ready' && status().llm?.contextSize === 1024 ? true : undefined), 60_000);
     assert.ok(events.some((e) => e.type === 'notice' && /Reloading the models/.test(e.message)));
+  });
+});
+
+async function until<T>(what: string, get: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** The 'timer' ringing events seen so far, by the name of the timer that rang. */
+function rang(events: AppEvent[]): (string | null)[] {
+  return events.flatMap((e) => (e.type === 'pipeline' && e.event.type === 'timer' ? [e.event.name] : []));
+}
+
+async function storedTimers(dir: string): Promise<Timer[]> {
+  return TimerBook.fromJSON(JSON.parse(await readFile(path.join(dir, TIMERS_FILE), 'utf8'))).all();
+}
+
+describe('timers in the app data folder, across a models reload and a restart (real engines)', () => {
+  const dir = tempDir('lva-ctl-timers-');
+  const settingsFile = path.join(dir, 'settings.json');
+  const MIN = 60_000;
+  let controller: AssistantController | null = null;
+  let tea: Timer;
+  let eggs: Timer;
+
+  /** A controller on `dir` whose pipeline clock can jump ahead, so epoch time can be moved without waiting. */
+  async function startController(clock: FastForwardClock, events: AppEvent[]): Promise<AssistantController> {
+    const c = new AssistantController({ settingsFile, modelRoots: () => MODEL_ROOTS, downloadRoot: tempDir('lva-ctl-dl-'), audioSink: () => null, clock });
+    c.on((e) => events.push(e));
+    controller = c;
+    await c.start();
+    assert.equal(c.snapshot().status.phase, 'ready', c.snapshot().status.error ?? '');
+    return c;
+  }
+
+  before(async () => {
+    await writeFile(settingsFile, JSON.stringify({ llm: { threads: 2, maxTokens: 16 }, endpointing: { turnModel: false } }));
+    // As an earlier run left them: one due in an hour, one to be cancelled, one that fell due while the app was closed.
+    const now = Date.now();
+    const book = new TimerBook();
+    tea = book.startTimer(60 * MIN, 'tea', now);
+    eggs = book.startTimer(30 * MIN, 'eggs', now);
+    book.startTimer(5 * MIN, 'bread', now - 10 * MIN);
+    // Cancelled three days ago: kept by nobody, pruned from the file.
+    const old = now - 3 * 24 * 60 * MIN;
+    book.startTimer(MIN, 'old', old);
+    book.cancel(old + 1000, { name: 'old' });
+    await new TimerStore(dir).save(book);
+  });
+  after(async () => {
+    await controller?.dispose();
+  });
+
+  it('loads the stored timers: one missed while closed rings at once, the others are listed with their absolute times', async () => {
+    const events: AppEvent[] = [];
+    const c = await startController(new FastForwardClock(), events);
+    await until('the missed timer to ring', () => (rang(events).includes('bread') ? true : undefined), 5000);
+    const listed = c.snapshot().timers;
+    assert.deepEqual(
+      listed.filter((t) => !t.ringing).map((t) => [t.id, t.name, t.dueAtMs]),
+      [
+        [eggs.id, 'eggs', eggs.dueAtMs],
+        [tea.id, 'tea', tea.dueAtMs],
+      ],
+    );
+    assert.deepEqual(rang(events), ['bread'], 'only what was due rang');
+    // That it rang is stored (just after the event), so a restart does not ring it again.
+    await until('the ring to be stored', async () => ((await storedTimers(dir)).find((t) => t.name === 'bread')?.firedAtMs ? true : undefined), 5000);
+    assert.deepEqual((await storedTimers(dir)).map((t) => t.name), ['tea', 'eggs', 'bread'], 'the long-finished one is pruned');
+  });
+
+  it('the same timers survive a models reload; cancel-timer acts on them and is stored', async () => {
+    const c = controller!;
+    const r = await c.request({ type: 'update-settings', patch: { llm: { contextSize: 1024 } } });
+    assert.equal(r.ok, true);
+    await until('the reload', () => (c.snapshot().status.phase === 'ready' && c.snapshot().status.llm?.contextSize === 1024 ? true : undefined), 60_000);
+    assert.deepEqual(c.snapshot().timers.filter((t) => !t.ringing).map((t) => t.name), ['eggs', 'tea']);
+    const events: AppEvent[] = [];
+    c.on((e) => events.push(e));
+    c.command({ type: 'cancel-timer', id: eggs.id });
+    const changed = await until('the timers event', () => {
+      const e = events.find((x) => x.type === 'pipeline' && x.event.type === 'timers');
+      return e?.type === 'pipeline' && e.event.type === 'timers' ? e.event.timers : undefined;
+    });
+    assert.deepEqual(changed.filter((t) => !t.ringing).map((t) => t.name), ['tea']);
+    // A malformed one is reported and changes nothing.
+    c.command({ type: 'cancel-timer', id: '' });
+    assert.ok(events.some((e) => e.type === 'notice' && e.level === 'error' && /"id" must be a timer id/.test(e.message)));
+    await c.dispose();
+    controller = null;
+    const stored = await storedTimers(dir);
+    assert.ok(stored.find((t) => t.id === eggs.id)?.cancelledAtMs, 'the cancel was saved before the controller went away');
+    assert.equal(stored.find((t) => t.id === tea.id)?.firedAtMs, null);
+  });
+
+  it('after a restart the timer still rings at its absolute time, not before', async () => {
+    const events: AppEvent[] = [];
+    const clock = new FastForwardClock();
+    const c = await startController(clock, events);
+    assert.deepEqual(c.snapshot().timers.filter((t) => !t.ringing).map((t) => [t.id, t.dueAtMs]), [[tea.id, tea.dueAtMs]]);
+    // Two seconds before it is due (the pipeline's clock jumps; its timers run on epoch time = start + clock).
+    clock.skipTo(clock.now() + (tea.dueAtMs - Date.now()) - 2000);
+    await sleep(400);
+    assert.deepEqual(rang(events), [], 'nothing rings early, and the missed one does not ring twice');
+    clock.skipTo(clock.now() + 2100);
+    await until('the tea timer to ring', () => (rang(events).includes('tea') ? true : undefined), 5000);
+    await c.dispose();
+    controller = null;
+    const fired = (await storedTimers(dir)).find((t) => t.id === tea.id)!;
+    assert.ok(fired.firedAtMs !== null && fired.firedAtMs >= tea.dueAtMs && fired.firedAtMs - tea.dueAtMs < 1000, `rang ${fired.firedAtMs! - tea.dueAtMs} ms after its due time`);
+  });
+});
+
+describe('a corrupt timers file', () => {
+  it('is kept aside and reported as an error notice; the app starts with no timers', async () => {
+    const dir = tempDir('lva-ctl-badtimers-');
+    const broken = '{"version": 1, "timers": [';
+    await writeFile(path.join(dir, TIMERS_FILE), broken);
+    const events: AppEvent[] = [];
+    // No models here: this start is quick, and it shows a bad timers file does not stop anything else.
+    const c = new AssistantController({
+      settingsFile: path.join(dir, 'settings.json'),
+      modelRoots: () => [path.join(dir, 'no-models')],
+      downloadRoot: path.join(dir, 'downloads'),
+      audioSink: () => null,
+      detectHardware: async () => ({ backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB: 8192 }),
+    });
+    c.on((e) => events.push(e));
+    try {
+      await c.start();
+      const snap = c.snapshot();
+      assert.equal(snap.status.phase, 'setup', 'the app went on to its next step');
+      assert.deepEqual(snap.timers, []);
+      const notice = events.find((e) => e.type === 'notice' && /timers file/.test(e.message));
+      assert.ok(notice?.type === 'notice' && notice.level === 'error', JSON.stringify(events.filter((e) => e.type === 'notice')));
+      assert.match(notice.message, /is not valid JSON.*kept as .*timers\.json\.corrupt-/);
+      assert.ok(snap.notices.includes(notice.message), 'a window that connects later sees it too');
+      const backups = (await readdir(dir)).filter((f) => f.startsWith(`${TIMERS_FILE}.corrupt-`));
+      assert.equal(backups.length, 1);
+      assert.equal(await readFile(path.join(dir, backups[0]!), 'utf8'), broken);
+      assert.deepEqual(await storedTimers(dir), [], 'replaced by an empty, valid file');
+      // The controls still answer (no pipeline yet: they act on the book itself).
+      c.command({ type: 'stop-ringing' });
+      c.command({ type: 'cancel-timer', id: 't1' });
+      assert.equal(events.filter((e) => e.type === 'notice' && e.level === 'error').length, 1);
+    } finally {
+      await c.dispose();
+    }
+  });
+});
+
+describe('the timers list the window is sent', () => {
+  it('follows the clock: a ring that runs out by itself leaves the list without any pipeline event', async () => {
+    const dir = tempDir('lva-ctl-ringout-');
+    const now = Date.now();
+    const book = new TimerBook();
+    // An alarm that fired 57 s ago: its minute of ringing ends in 3 s.
+    book.setAlarm(now - 57_000, now - 120_000);
+    book.due(now - 57_000);
+    await new TimerStore(dir).save(book);
+    const events: AppEvent[] = [];
+    const c = new AssistantController({
+      settingsFile: path.join(dir, 'settings.json'),
+      modelRoots: () => [path.join(dir, 'no-models')],
+      downloadRoot: path.join(dir, 'downloads'),
+      audioSink: () => null,
+      detectHardware: async () => ({ backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB: 8192 }),
+    });
+    c.on((e) => events.push(e));
+    try {
+      await c.start();
+      assert.deepEqual(c.snapshot().timers.map((t) => [t.kind, t.ringing]), [['alarm', true]]);
+      const lists = () => events.flatMap((e) => (e.type === 'pipeline' && e.event.type === 'timers' ? [e.event.timers] : []));
+      // Sent once loaded (the book had not been read when the window's empty list was assumed), then emptied.
+      await until('the ringing alarm, then an empty list', () => {
+        const l = lists();
+        const ringing = l.findIndex((x) => x.length === 1 && x[0]!.ringing);
+        return ringing >= 0 && l.slice(ringing + 1).some((x) => x.length === 0) ? true : undefined;
+      }, 8000);
+      assert.deepEqual(c.snapshot().timers, []);
+      const sent = lists().length;
+      await sleep(1200);
+      assert.equal(lists().length, sent, 'an unchanged list is not sent again');
+    } finally {
+      await c.dispose();
+    }
   });
 });

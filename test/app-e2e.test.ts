@@ -17,6 +17,7 @@ import { SPEECH } from './helpers';
 const skip = process.env.SKIP_BROWSER_TESTS ? 'SKIP_BROWSER_TESTS is set' : false;
 const missing = browserMissing();
 const clip = (name: string) => path.join(SPEECH, `${name}.wav`);
+const commandClip = (name: string) => path.join(SPEECH, 'commands', `${name}.wav`);
 
 /**
  * Runs `fn` with the app open in a fresh browser whose microphone plays `wav`. A failure carries
@@ -119,6 +120,36 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
       const caption = (await turnTrace.locator('figcaption').textContent()) ?? '';
       if (byModel) assert.match(caption, /was ended by the model \d+ ms after speech/);
       assert.match(caption, label.endsWith('✓') ? /now: ended by the model \d+ ms after speech/ : /now: cut \d+ ms after speech/);
+    });
+  });
+
+  it('a timer set by voice: the Timers panel counts it down, it rings with a Stop button, then it is gone', async () => {
+    // "set a timer for five seconds", then 10 s of silence for the chime and the notice.
+    await withApp(bridge, commandClip('timer_5s'), async (page) => {
+      const timer = page.locator('[data-testid=timer][data-kind=timer]');
+      const remaining = timer.locator('[data-testid=timer-remaining]');
+      await remaining.waitFor({ timeout: 20_000 });
+      const first = (await remaining.textContent()) ?? '';
+      assert.match(first, /^0:0[1-5]$/, 'a five-second countdown');
+      assert.equal(await timer.locator('[data-testid=timer-cancel]').getAttribute('aria-label'), 'Cancel the timer');
+      await page.waitForFunction((was) => {
+        const now = document.querySelector('[data-testid=timer-remaining]')?.textContent;
+        return !now || now < was;
+      }, first, { timeout: 3000 });
+      // It rings about five seconds after the turn ended: highlighted with a Stop button while the book
+      // says it rings. A timer stops ringing once its notice is queued (the pipeline's rule), so that
+      // state may be too short to see; then it is gone, and its notice is being said.
+      const stop = page.locator('[data-testid=timer][data-ringing=true] [data-testid=timer-stop]');
+      const rang = await Promise.race([stop.waitFor({ timeout: 15_000 }).then(() => true), timer.waitFor({ state: 'detached', timeout: 15_000 }).then(() => false)]);
+      if (rang) await stop.click().catch(() => undefined);
+      await page.locator('[data-testid=timer]').waitFor({ state: 'detached', timeout: 10_000 });
+      await page.locator('[data-testid=assistant-state][data-state=speaking]').waitFor({ timeout: 3000 });
+      assert.match((await page.locator('[data-testid=timers]').textContent()) ?? '', /None set/);
+      // The turn was answered by the local command: its waterfall has a command stage, no LLM stage.
+      await waitForTurns(page, 1);
+      assert.match((await page.locator('[data-testid=stage-command]').textContent()) ?? '', /command: timer\.start\s*\d+ ms/);
+      assert.equal(await page.locator('[data-testid=stage-llm]').count(), 0);
+      assert.match((await page.locator('[data-testid=turn-command]').textContent()) ?? '', /command: timer\.start/);
     });
   });
 

@@ -93,4 +93,38 @@ describe('barge-in policy (pure, scripted timelines)', () => {
     assert.deepEqual(p.onKeyPress(600, 'pending'), [{ type: 'continue-turn', atMs: 600 }]);
     assert.deepEqual(p.onKeyPress(700, 'idle'), []);
   });
+
+  it('a short "stop" heard in the held speech interrupts at once, from where playback paused; nothing resumes after', () => {
+    const { p } = policy();
+    p.onCandidate(1000, 'speaking');
+    assert.deepEqual(p.onShortCommand('stop', 1250, 'speaking'), [{ type: 'interrupt', atMs: 1250, pausedAtMs: 1000 }]);
+    assert.equal(p.holding, false);
+    assert.deepEqual(p.onDiscarded(1400), [], 'the short word is then dropped as a turn, and the answer stays stopped');
+    assert.deepEqual(p.tick(5000), []);
+  });
+
+  it('a short word when nothing is being said does nothing', () => {
+    const { p } = policy();
+    assert.deepEqual(p.onShortCommand('stop', 1000, 'idle'), []);
+    assert.deepEqual(p.onShortCommand('cancel', 1000, 'pending'), []);
+  });
+
+  it('"pause" holds playback with no timeout; the next turn resumes it or cancels it', () => {
+    const { p } = policy({ falseInterruptionMs: 500 });
+    p.onCandidate(1000, 'speaking');
+    assert.deepEqual(p.onShortCommand('pause', 1200, 'speaking'), [], 'already held');
+    assert.equal(p.pausedByUser, true);
+    assert.equal(p.resumeAtMs, null);
+    assert.deepEqual(p.onDiscarded(1400), []);
+    assert.deepEqual(p.tick(9000), [], 'no false-interruption resume');
+    // The next turn: its speech neither pauses again nor interrupts; its words decide.
+    assert.deepEqual(p.onCandidate(10_000, 'speaking'), []);
+    assert.deepEqual(p.onSpeechStart(10_300, 'speaking'), []);
+    assert.deepEqual(p.onTurnAfterPause(true, 11_000), [{ type: 'resume', atMs: 11_000 }]);
+    assert.equal(p.holding, false);
+    // Paused again, then something else is asked: the paused answer is cancelled where it paused.
+    assert.deepEqual(p.onShortCommand('pause', 12_000, 'speaking'), [{ type: 'pause', atMs: 12_000 }]);
+    assert.deepEqual(p.onTurnAfterPause(false, 14_000), [{ type: 'interrupt', atMs: 14_000, pausedAtMs: 12_000 }]);
+    assert.deepEqual(p.onTurnAfterPause(true, 15_000), [], 'nothing paused any more');
+  });
 });

@@ -128,4 +128,15 @@ describe('Conversation', () => {
     c.reset();
     assert.deepEqual(said(c), ['system:T']);
   });
+
+  it('carries a line about the present after the system prompt; changing it is an edit, repeating it is not', () => {
+    const c = new Conversation('Be brief.');
+    const v = c.version;
+    c.setNow('It is now Tuesday, December 1, 2026, 3:42 PM.');
+    assert.equal(c.messages()[0]!.text, 'Be brief.\n\nIt is now Tuesday, December 1, 2026, 3:42 PM.');
+    assert.equal(c.version, v + 1);
+    c.setNow('It is now Tuesday, December 1, 2026, 3:42 PM.');
+    assert.equal(c.version, v + 1);
+    assert.equal(c.systemPrompt, 'Be brief.');
+  });
 });

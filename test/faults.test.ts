@@ -52,7 +52,9 @@ describe('faults (real engines with fault injection)', () => {
   let settings: Settings;
   let twoTurns: Float32Array;
   before(async () => {
-    settings = mergeSettings(DEFAULT_SETTINGS, { llm: { maxTokens: 48, threads: 2 } });
+    // The faults are injected into the committed answer's engines: no answer is prepared during a
+    // pause, or a fault there would be retried by the committed answer instead.
+    settings = mergeSettings(DEFAULT_SETTINGS, { llm: { maxTokens: 48, threads: 2 }, prepareAnswers: false });
     engines = await loadEngines(() => settings, MODEL_ROOTS);
     twoTurns = await loadClip16k('two_turns');
   });

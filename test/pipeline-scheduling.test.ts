@@ -89,7 +89,7 @@ async function run(settings: Settings, engines: ReturnType<typeof scriptedEngine
 
 describe('pipeline scheduling (scripted engines)', () => {
   it('speaks a holding phrase when no answer audio is ready within turnBudgetMs, and records it', async () => {
-    const s = scriptedEngines({ firstTokenDelayMs: 1200, transcripts: ['what time is it'] });
+    const s = scriptedEngines({ firstTokenDelayMs: 1200, transcripts: ['what is the meaning of life'] });
     const settings = mergeSettings(DEFAULT_SETTINGS, { turnBudgetMs: 500 });
     const { reports, events, history } = await run(settings, s.engines, input([[500, 1500]], 3000));
     assert.equal(reports.length, 1);
@@ -100,11 +100,11 @@ describe('pipeline scheduling (scripted engines)', () => {
     const late = hold.t - r.timings.endOfTurnMs;
     assert.ok(late >= 500 && late <= 600, `holding phrase ${late} ms after the end of turn`);
     assert.ok(r.timings.firstAudioMs! > hold.t, 'the answer follows the holding phrase');
-    assert.deepEqual(history, ['user:what time is it', 'assistant:Sure, here it is. That is all.'], 'the phrase is not in history');
+    assert.deepEqual(history, ['user:what is the meaning of life', 'assistant:Sure, here it is. That is all.'], 'the phrase is not in history');
   });
 
   it('says no holding phrase when the answer is ready in time', async () => {
-    const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['what time is it'] });
+    const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['what is the meaning of life'] });
     const settings = mergeSettings(DEFAULT_SETTINGS, { turnBudgetMs: 500 });
     const { reports, events } = await run(settings, s.engines, input([[500, 1500]], 3000));
     assert.equal(reports[0]!.holdingPhrase, false);
@@ -112,23 +112,23 @@ describe('pipeline scheduling (scripted engines)', () => {
   });
 
   it('merges a continuation started before any answer was heard, and drops the pending answer from history', async () => {
-    const s = scriptedEngines({ firstTokenDelayMs: 900, transcripts: ['set a timer for', 'ten minutes'] });
+    const s = scriptedEngines({ firstTokenDelayMs: 900, transcripts: ['tell me about the', 'old castle'] });
     const settings = mergeSettings(DEFAULT_SETTINGS, { endpointing: { silenceMs: 400 }, turnBudgetMs: 3000 });
     const { reports, events, history } = await run(settings, s.engines, input([[500, 1500], [2300, 3000]], 5000));
     assert.equal(reports.length, 1, JSON.stringify(reports.map((r) => r.userText)));
     const r = reports[0]!;
     assert.equal(r.mergedContinuation, true);
-    assert.equal(r.userText, 'set a timer for ten minutes');
+    assert.equal(r.userText, 'tell me about the old castle');
     assert.ok(Math.abs(r.timings.speechStartMs - 500) <= 40, `starts with the first part: ${r.timings.speechStartMs}`);
     assert.ok(Math.abs(r.timings.speechEndMs - 3000) <= 40, `ends with the second part: ${r.timings.speechEndMs}`);
     assert.equal(events.filter((e) => e.type === 'merged').length, 1);
     // The first answer never played: the only audio is the merged turn's.
     const audioTurns = new Set(events.filter((e) => e.type === 'audio').map((e) => (e as { turn: number }).turn));
     assert.deepEqual([...audioTurns], [1]);
-    assert.deepEqual(s.prompts, ['set a timer for', 'set a timer for ten minutes']);
+    assert.deepEqual(s.prompts, ['tell me about the', 'tell me about the old castle']);
     // The first exchange left history before the merged turn was prompted.
-    assert.deepEqual(s.given, [['user:set a timer for'], ['user:set a timer for ten minutes']]);
-    assert.deepEqual(history, ['user:set a timer for ten minutes', 'assistant:Sure, here it is. That is all.']);
+    assert.deepEqual(s.given, [['user:tell me about the'], ['user:tell me about the old castle']]);
+    assert.deepEqual(history, ['user:tell me about the old castle', 'assistant:Sure, here it is. That is all.']);
   });
 });
 
@@ -213,7 +213,7 @@ describe('timeouts with the microphone muted (scripted engines)', () => {
   });
 
   it('speaks the holding phrase on time on the timer alone', async () => {
-    const s = scriptedEngines({ firstTokenDelayMs: 1200, transcripts: ['what time is it'] });
+    const s = scriptedEngines({ firstTokenDelayMs: 1200, transcripts: ['what is the meaning of life'] });
     const settings = mergeSettings(DEFAULT_SETTINGS, { turnBudgetMs: 500 });
     const { clock, pipeline, events } = start(settings, s.engines);
     await sleep(20);
@@ -232,7 +232,7 @@ describe('timeouts with the microphone muted (scripted engines)', () => {
 
 describe('turn reports (scripted engines)', () => {
   it("numbers a report as its turn's events, also after a merge", async () => {
-    const s = scriptedEngines({ firstTokenDelayMs: 900, transcripts: ['set a timer for', 'ten minutes'] });
+    const s = scriptedEngines({ firstTokenDelayMs: 900, transcripts: ['tell me about the', 'old castle'] });
     const settings = mergeSettings(DEFAULT_SETTINGS, { endpointing: { silenceMs: 400 }, turnBudgetMs: 3000 });
     const { reports, events } = await run(settings, s.engines, input([[500, 1500], [2300, 3000]], 5000));
     const turn = events.find((e) => e.type === 'turn')!;

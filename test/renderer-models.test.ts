@@ -9,6 +9,7 @@ import { inputGainLabel, modelLine, plannedKindLabel } from '../renderer/model/l
 import { DEFAULT_CATALOG } from '../native-models/catalog';
 import { optionalMissingLine } from '../native-models/setup-plan';
 import { summarize, waterfall } from '../renderer/model/latency';
+import { formatAlarmTime, formatCountdown, formatLength, sortTimers, timerTitle } from '../renderer/model/timers';
 import { patchAt, valueAt } from '../renderer/model/settings-patch';
 import { DEFAULT_SETTINGS } from '../electron/settings/schema';
 
@@ -109,7 +110,7 @@ function report(t: Partial<TurnReport['timings']>): TurnReport {
   const timings = { speechStartMs: 0, speechEndMs: 1000, endOfTurnMs: 1600, sttFinalMs: 1610, llmFirstTokenMs: 1650, firstClauseMs: 1700, firstAudioMs: 1730, lastAudioMs: 3000, ...t };
   return {
     index: 0, userText: 'hi', assistantText: 'hello', heardText: 'hello', interrupted: false, endReason: 'silence', bargeIn: null,
-    holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings),
+    holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, command: null, llmUsed: true, prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings),
     engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 },
   };
 }
@@ -127,6 +128,25 @@ describe('latency model', () => {
     assert.equal(totalMs, 730);
     // No answer: the waterfall stops at the last stage reached.
     assert.deepEqual(waterfall(report({ llmFirstTokenMs: null, firstClauseMs: null, firstAudioMs: null })).stages.map((s) => s.key), ['endpoint', 'stt']);
+    assert.equal(waterfall(report({})).complete, true);
+    assert.equal(waterfall(report({ firstAudioMs: null })).complete, false);
+  });
+
+  it('a turn answered by a local command shows a command stage, named, in place of the LLM stages', () => {
+    const r = { ...report({ llmFirstTokenMs: null, firstClauseMs: 1640, firstAudioMs: 1700 }), command: { name: 'timer.start', slots: { durationMs: 5000 } }, llmUsed: false };
+    const { stages, totalMs, complete } = waterfall(r);
+    assert.deepEqual(stages.map((s) => [s.key, s.label, s.startMs, s.durationMs]), [
+      ['endpoint', 'Endpoint wait', 0, 600],
+      ['stt', 'Speech to text', 600, 10],
+      ['command', 'command: timer.start', 610, 30],
+      ['tts', 'TTS first audio', 640, 60],
+    ]);
+    assert.equal(totalMs, 700);
+    assert.equal(complete, true);
+    // A command that says nothing ("stop") ends at the command stage: not a complete waterfall.
+    const stop = { ...report({ llmFirstTokenMs: null, firstClauseMs: null, firstAudioMs: null }), command: { name: 'stop', slots: {} }, llmUsed: false };
+    assert.deepEqual(waterfall(stop).stages.map((s) => s.key), ['endpoint', 'stt']);
+    assert.equal(waterfall(stop).complete, false);
   });
 
   it('percentiles are nearest-rank over the turns that have the stage', () => {
@@ -138,6 +158,9 @@ describe('latency model', () => {
     const rows = summarize([report({}), report({ firstAudioMs: 1830 }), report({ firstAudioMs: null })]);
     const v2v = rows.find((r) => r.key === 'voiceToVoiceMs')!;
     assert.deepEqual([v2v.count, v2v.p50, v2v.p95], [2, 730, 830]);
+    // A prepared answer's first token came before the final words: no wait, not a negative one.
+    const llm = summarize([report({ llmFirstTokenMs: 1500 })]).find((r) => r.key === 'llmTtftMs')!;
+    assert.deepEqual([llm.count, llm.p50], [1, 0]);
   });
 
   it('settings patches are built from dotted paths', () => {
@@ -145,6 +168,40 @@ describe('latency model', () => {
     assert.deepEqual(patchAt('mode', 'push-to-talk'), { mode: 'push-to-talk' });
     assert.equal(valueAt(DEFAULT_SETTINGS, 'endpointing.silenceMs'), 600);
     assert.equal(valueAt(DEFAULT_SETTINGS, 'nope.x'), undefined);
+  });
+});
+
+describe('timers panel', () => {
+  it('counts down to the second, rounding up, and never below 0:00', () => {
+    assert.equal(formatCountdown(5000), '0:05');
+    assert.equal(formatCountdown(4001), '0:05');
+    assert.equal(formatCountdown(1), '0:01');
+    assert.equal(formatCountdown(0), '0:00');
+    assert.equal(formatCountdown(-3000), '0:00');
+    assert.equal(formatCountdown(10 * 60_000), '10:00');
+    assert.equal(formatCountdown(3_723_000), '1:02:03');
+  });
+
+  it('names and lengths read as the user said them', () => {
+    assert.equal(timerTitle({ kind: 'timer', name: null }), 'Timer');
+    assert.equal(timerTitle({ kind: 'timer', name: 'pasta' }), 'pasta timer');
+    assert.equal(timerTitle({ kind: 'alarm', name: null }), 'Alarm');
+    assert.equal(formatLength(5000), '5 s');
+    assert.equal(formatLength(600_000), '10 min');
+    assert.equal(formatLength(5_400_000), '1 h 30 min');
+    assert.equal(formatLength(150_000), '2 min 30 s');
+  });
+
+  it('an alarm shows its clock time, with the day when it is not today', () => {
+    const now = new Date(2025, 2, 10, 20, 15).getTime();
+    assert.equal(formatAlarmTime(new Date(2025, 2, 10, 21, 30).getTime(), now), '9:30 PM');
+    assert.equal(formatAlarmTime(new Date(2025, 2, 11, 7, 0).getTime(), now), '7:00 AM tomorrow');
+    assert.match(formatAlarmTime(new Date(2025, 2, 13, 7, 0).getTime(), now), /^7:00 AM Thu, Mar 13$/);
+  });
+
+  it('ringing ones come first, then the soonest', () => {
+    const t = (id: string, dueAtMs: number, ringing = false) => ({ id, kind: 'timer' as const, name: null, durationMs: 1000, dueAtMs, ringing });
+    assert.deepEqual(sortTimers([t('a', 300), t('b', 100), t('c', 500, true)]).map((x) => x.id), ['c', 'b', 'a']);
   });
 });
 

@@ -11,6 +11,7 @@ import type { Clock } from '../electron/pipeline/clock';
 import { EventHub, type PipelineEvent } from '../electron/pipeline/events';
 import { TimelineOutput } from '../electron/pipeline/output';
 import { Responding } from '../electron/pipeline/responding';
+import { TimerBook } from '../electron/timers/timer-book';
 import type { EndedTurn } from '../electron/pipeline/turn-taking';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
 
@@ -51,7 +52,7 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
   events.on((e) => log.push(e));
   const user = { hasCandidate: false, active: false };
   const settings = opts.settings ?? DEFAULT_SETTINGS;
-  const r = new Responding({ llm, tts }, output, clock, () => settings, events, user, Infinity);
+  const r = new Responding({ llm, tts }, output, clock, () => settings, events, user, Infinity, { book: new TimerBook(), epochBase: Date.UTC(2026, 11, 1, 9, 0) });
   let index = 0;
   /** The user's turn ends now with these words. */
   const endTurn = (text: string, speechStartMs = clock.t - 1500) => {
@@ -133,21 +134,21 @@ describe('responding (scripted turn events)', () => {
   it('speech before any answer was heard continues the turn: the answer is dropped and the words merged', async () => {
     const { r, clock, endTurn, history, log, prompts } = setup({ firstTokenDelayMs: 30 });
     clock.t = 1000;
-    endTurn('set a timer for', 0);
+    endTurn('tell me about the', 0);
     r.onTurnEvent({ type: 'speech-start', atMs: 1200, startMs: 1150 });
     clock.t = 2500;
-    endTurn('ten minutes');
+    endTurn('old castle');
     await r.drain();
     clock.t = 10_000;
     r.settle(clock.t);
     assert.equal(r.reports.length, 1);
     const rep = r.reports[0]!;
     assert.equal(rep.index, 1);
-    assert.equal(rep.userText, 'set a timer for ten minutes');
+    assert.equal(rep.userText, 'tell me about the old castle');
     assert.equal(rep.mergedContinuation, true);
     assert.equal(rep.timings.speechStartMs, 0, 'the merged turn starts with the first part');
     assert.deepEqual(log.filter((e) => e.type === 'merged').map((e) => e.type === 'merged' && e.turn), [0]);
-    assert.deepEqual(history(), ['user:set a timer for ten minutes', 'assistant:It is sunny. Enjoy the day.']);
+    assert.deepEqual(history(), ['user:tell me about the old castle', 'assistant:It is sunny. Enjoy the day.']);
     assert.equal(prompts.at(-1)!.length, 1, 'the dropped exchange was not in the last prompt');
   });
 
@@ -223,22 +224,22 @@ describe('prepared answers (scripted turn events)', () => {
   it('drops it, unheard and out of history, when the user goes on; the longer turn is answered afresh', async () => {
     const { r, clock, output, endTurn, history, prompts } = setup({ firstTokenDelayMs: 40 });
     clock.t = 1200;
-    pause(r, 'set a timer for', clock.t);
+    pause(r, 'tell me about the', clock.t);
     await new Promise((res) => setTimeout(res, 5));
     r.onTurnEvent({ type: 'resume', atMs: 1500 });
     await r.drain();
     assert.equal(output.queuedTo, 0);
     assert.deepEqual(history(), []);
     clock.t = 3000;
-    endTurn('set a timer for ten minutes', 300);
+    endTurn('tell me about the old castle', 300);
     await r.drain();
     clock.t = 100_000;
     r.settle(clock.t);
     const rep = r.reports[0]!;
     assert.equal(rep.prepared, 'dropped');
     assert.equal(rep.preparedLeadMs, 1800);
-    assert.deepEqual(prompts.map((p) => p.at(-1)), ['user:set a timer for', 'user:set a timer for ten minutes']);
-    assert.deepEqual(history(), ['user:set a timer for ten minutes', 'assistant:It is sunny. Enjoy the day.']);
+    assert.deepEqual(prompts.map((p) => p.at(-1)), ['user:tell me about the', 'user:tell me about the old castle']);
+    assert.deepEqual(history(), ['user:tell me about the old castle', 'assistant:It is sunny. Enjoy the day.']);
     assert.equal(rep.timings.firstAudioMs! >= 3000, true);
   });
 
@@ -278,15 +279,113 @@ describe('prepared answers (scripted turn events)', () => {
 
   it('prepares nothing when turned off in settings', async () => {
     const { r, clock, endTurn, prompts } = setup({ settings: mergeSettings(DEFAULT_SETTINGS, { prepareAnswers: false }) });
-    pause(r, 'what time is it', 1000);
+    pause(r, 'what is the meaning of life', 1000);
     await new Promise((res) => setTimeout(res, 20));
     assert.equal(prompts.length, 0);
     clock.t = 1500;
-    endTurn('what time is it');
+    endTurn('what is the meaning of life');
     await r.drain();
     clock.t = 100_000;
     r.settle(clock.t);
     assert.equal(r.reports[0]!.prepared, 'none');
     assert.equal(r.reports[0]!.preparedLeadMs, null);
+  });
+});
+
+describe('local commands and timers (scripted turn events)', () => {
+  const ended = (log: PipelineEvent[]) => log.filter((e) => e.type === 'timer');
+
+  it('answers a command without the language model, and its timer rings on tick when due', async () => {
+    const { r, clock, endTurn, prompts, log, output } = setup();
+    clock.t = 2000;
+    endTurn('set a timer for five seconds');
+    await r.drain();
+    clock.t = 3000;
+    r.settle(clock.t);
+    const rep = r.reports[0]!;
+    assert.deepEqual(rep.command, { name: 'timer.start', slots: { name: null, durationMs: 5000 } });
+    assert.equal(rep.llmUsed, false);
+    assert.equal(rep.assistantText, 'Timer set for five seconds.');
+    assert.deepEqual(prompts, []);
+    assert.equal(r.nextWakeMs(), 7000, 'the timer runs from the end of the turn');
+    clock.t = 6999;
+    r.tick(clock.t);
+    assert.equal(ended(log).length, 0);
+    const queued = output.queuedTo;
+    clock.t = 7000;
+    r.tick(clock.t);
+    assert.deepEqual(ended(log).map((e) => e.type === 'timer' && e.text), ['Your timer is done.']);
+    assert.ok(output.queuedTo > queued, 'the chime is queued at once');
+    assert.equal(r.phase(clock.t + 1), 'speaking', 'a notice is speech: "stop" over it stops it');
+  });
+
+  it('a timer due while the user talks or an answer plays waits for the next gap', async () => {
+    const { r, clock, endTurn, user, log } = setup();
+    clock.t = 1000;
+    endTurn('set a timer for five seconds');
+    await r.drain();
+    clock.t = 6000;
+    user.active = true;
+    r.tick(clock.t);
+    assert.equal(ended(log).length, 0, 'not over the user');
+    user.active = false;
+    endTurn('tell me about the old castle'); // an answer is on its way
+    await r.drain();
+    r.tick(clock.t);
+    assert.equal(ended(log).length, 0, 'not over an answer');
+    clock.t = 60_000;
+    r.settle(clock.t);
+    r.tick(clock.t);
+    assert.equal(ended(log).length, 1, 'in the gap after it');
+  });
+
+  it('"stop" recognized over the answer interrupts it at once; nothing resumes', async () => {
+    const { r, clock, endTurn, output, log } = setup();
+    endTurn('tell me about the old castle');
+    await r.drain();
+    clock.t = 100;
+    r.onTurnEvent({ type: 'candidate', atMs: 100, phase: 'speaking' });
+    r.onTurnEvent({ type: 'words', atMs: 180, text: 'Stop.' });
+    assert.equal(output.endMs <= 180, true, 'playback stopped');
+    r.onTurnEvent({ type: 'discarded', atMs: 400, words: Promise.resolve('stop') });
+    await new Promise((res) => setTimeout(res, 5));
+    clock.t = 5000;
+    r.tick(clock.t);
+    assert.equal(log.filter((e) => e.type === 'playback' && e.action === 'resumed').length, 0);
+    r.settle(clock.t);
+    assert.equal(r.reports[0]!.interrupted, true);
+  });
+
+  it('a cough recognized as nothing resumes the held answer', async () => {
+    const { r, clock, endTurn, output } = setup();
+    endTurn('tell me about the old castle');
+    await r.drain();
+    clock.t = 100;
+    r.onTurnEvent({ type: 'candidate', atMs: 100, phase: 'speaking' });
+    assert.equal(output.paused, true);
+    r.onTurnEvent({ type: 'discarded', atMs: 300, words: Promise.resolve('') });
+    await new Promise((res) => setTimeout(res, 5));
+    assert.equal(output.paused, false);
+  });
+
+  it('"pause" holds the answer until the next turn: "resume" plays on from there', async () => {
+    const { r, clock, endTurn, output } = setup();
+    endTurn('tell me about the old castle');
+    await r.drain();
+    clock.t = 100;
+    r.onTurnEvent({ type: 'candidate', atMs: 100, phase: 'speaking' });
+    r.onTurnEvent({ type: 'words', atMs: 200, text: 'pause' });
+    r.onTurnEvent({ type: 'discarded', atMs: 500, words: Promise.resolve('pause') });
+    await new Promise((res) => setTimeout(res, 5));
+    clock.t = 10_000;
+    r.tick(clock.t);
+    assert.equal(output.paused, true, 'still held long after falseInterruptionMs');
+    endTurn('resume');
+    await r.drain();
+    assert.equal(output.paused, false);
+    clock.t = 100_000;
+    r.settle(clock.t);
+    assert.equal(r.reports[0]!.interrupted, false, 'the first answer played on to its end');
+    assert.equal(r.reports[1]!.command?.name, 'resume');
   });
 });

@@ -79,7 +79,8 @@ describe('soak (real engines, fast clock)', () => {
     // 200 exchanges cannot fit in 512 tokens: old turns were dropped, the system prompt kept.
     const history = pipeline.conversation.messages();
     assert.equal(history[0]?.role, 'system');
-    assert.equal(history[0]?.text, settings.llm.systemPrompt);
+    // The system prompt, then the line giving the model the local date and time.
+    assert.ok(history[0]?.text.startsWith(`${settings.llm.systemPrompt}\n\nIt is now `), history[0]?.text);
     assert.ok(history.length < 60, `old turns dropped (${history.length} entries kept)`);
   });
 

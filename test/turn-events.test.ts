@@ -76,13 +76,15 @@ async function run(opts: { speech: [number, number][]; totalMs: number; words?: 
   return { tt, turns, pub, engines, asked, clock };
 }
 
-const kinds = (turns: TurnEvent[]) => turns.map((e) => e.type);
+/** The turn events in order, without the recognizer's interim words (they come as the recognizer likes). */
+const endOf = (turns: TurnEvent[]) => turns.filter((e): e is Extract<TurnEvent, { type: 'end-of-turn' }> => e.type === 'end-of-turn');
+const kinds = (turns: TurnEvent[]) => turns.filter((e) => e.type !== 'words').map((e) => e.type);
 
 describe('turn taking (scripted VAD and recognizer)', () => {
   it('one utterance: candidate, speech start, pause, end of turn with its words, number and reason', async () => {
     const { turns, pub } = await run({ speech: [[320, 1280]], totalMs: 2500 });
     assert.deepEqual(kinds(turns), ['candidate', 'speech-start', 'pause', 'end-of-turn']);
-    const end = turns.at(-1) as Extract<TurnEvent, { type: 'end-of-turn' }>;
+    const end = endOf(turns).at(-1)!;
     assert.equal(end.turn.index, 0);
     assert.equal(end.turn.reason, 'silence');
     assert.ok(Math.abs(end.turn.speechStartMs - 320) <= 32 && Math.abs(end.turn.speechEndMs - 1280) <= 32, JSON.stringify(end.turn));
@@ -105,10 +107,12 @@ describe('turn taking (scripted VAD and recognizer)', () => {
     assert.ok(late.length > 0 && late.every((e) => e.type === 'partial' && e.turn === 1));
   });
 
-  it('a blip too short for a turn is a candidate, then discarded, and its recognizer is dropped', async () => {
-    const { turns, engines } = await run({ speech: [[320, 420]], totalMs: 1500 });
+  it('a blip too short for a turn is a candidate, then discarded with what its recognizer finally made of it', async () => {
+    const { turns, engines } = await run({ speech: [[320, 420]], totalMs: 1500, words: ['stop'] });
     assert.deepEqual(kinds(turns), ['candidate', 'discarded']);
-    assert.deepEqual(engines.aborted, [0]);
+    const discarded = turns.find((e): e is Extract<TurnEvent, { type: 'discarded' }> => e.type === 'discarded')!;
+    assert.equal(await discarded.words, 'stop', 'a short word is still recognized');
+    assert.deepEqual(engines.aborted, [], 'its recognizer was finished, not dropped');
   });
 
   it('asks the gate how much speech counts in the phase the candidate began in', async () => {
@@ -129,7 +133,7 @@ describe('turn taking (scripted VAD and recognizer)', () => {
     const settings = mergeSettings(DEFAULT_SETTINGS, { mode: 'push-to-talk' });
     const { turns } = await run({ speech: [[640, 1280]], totalMs: 2500, settings, keys: [[320, 1600]] });
     assert.deepEqual(kinds(turns), ['key-down', 'end-of-turn']);
-    const end = turns[1] as Extract<TurnEvent, { type: 'end-of-turn' }>;
+    const end = endOf(turns)[0]!;
     assert.equal(end.turn.reason, 'push-to-talk');
     assert.ok(Math.abs(end.turn.speechStartMs - 640) <= 32 && Math.abs(end.turn.speechEndMs - 1280) <= 32, JSON.stringify(end.turn));
   });
@@ -137,7 +141,7 @@ describe('turn taking (scripted VAD and recognizer)', () => {
   it('endTurnNow ends a turn in progress, and drops a mere candidate', async () => {
     const inTurn = await run({ speech: [[320, 2000]], totalMs: 1200 });
     inTurn.tt.endTurnNow('input-ended');
-    const end = inTurn.turns.at(-1) as Extract<TurnEvent, { type: 'end-of-turn' }>;
+    const end = endOf(inTurn.turns).at(-1)!;
     assert.equal(end.turn.reason, 'input-ended');
     assert.equal((await end.turn.transcript).text, 'hello there');
     const blip = await run({ speech: [[320, 2000]], totalMs: 420 });
@@ -162,7 +166,6 @@ function scriptedDetector(answers: (number | Error)[]) {
   return { detector, heard };
 }
 
-const endOf = (turns: TurnEvent[]) => turns.filter((e): e is Extract<TurnEvent, { type: 'end-of-turn' }> => e.type === 'end-of-turn');
 
 describe('turn taking with an end-of-turn model (scripted model)', () => {
   const settings = mergeSettings(DEFAULT_SETTINGS, { endpointing: { silenceMs: 600, minSpeechMs: 200, turnCheckMs: 200, maxPauseMs: 1600 } });

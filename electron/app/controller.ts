@@ -4,6 +4,7 @@
  * browser, the end-to-end tests) run this same controller.
  */
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { isUserError, UserError } from '../errors';
 import {
   parseCommand,
@@ -29,12 +30,14 @@ import { alternativeFor, isReplaceableDownloadError, optionalMissingLine, planne
 import { checkModel, failureLine, KIND_NOUN } from '../model-check/check';
 import { isOptionalKind, type ModelEntry } from '../../native-models/types';
 import { RealtimeClock, type Clock } from '../pipeline/clock';
-import { EventHub } from '../pipeline/events';
+import { EventHub, type TimerView } from '../pipeline/events';
 import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { RendererOutput, type AudioSink } from '../renderer-output';
 import { SettingsStore } from '../settings/file';
 import type { Settings } from '../settings/schema';
+import { TimerBook } from '../timers/timer-book';
+import { TimerStore } from '../timers/timer-store';
 
 export interface ControllerOptions {
   /** settings.json, created on the first change. */
@@ -52,6 +55,8 @@ export interface ControllerOptions {
   /** What the machine offers the LLM (for the recommended size); detected with llama.cpp by default. */
   detectHardware?: () => Promise<Hardware>;
   clock?: Clock;
+  /** Where timers.json lives (default: the folder of settingsFile, the app's data folder). */
+  dataDir?: string;
 }
 
 const KINDS: readonly ModelKind[] = ['vad', 'stt', 'tts', 'llm', 'turn'];
@@ -67,6 +72,9 @@ function needsReload(a: Settings, b: Settings): boolean {
 
 /** How often timeouts run and playback state is rechecked when no microphone audio drives the pipeline. */
 const TICK_INTERVAL_MS = 50;
+
+/** How often the timers list is compared with what the window was last told (see syncTimers). */
+const TIMERS_SYNC_MS = 1000;
 
 /** Turn reports the pipeline keeps in memory (the window shows as many); the app may run for days. */
 const KEEP_REPORTS = 500;
@@ -87,14 +95,26 @@ export class AssistantController {
   private disposed = false;
   private readonly ticker: ReturnType<typeof setInterval>;
   private lastAudioError = '';
+  private readonly timerStore: TimerStore;
+  /** The timers outlive any one pipeline (a models reload makes a new one), so the controller keeps them. */
+  private timerBook = new TimerBook();
+  /** The last save queued, awaited on dispose so the next start reads what this one wrote. */
+  private timerSave: Promise<void> = Promise.resolve();
+  private lastTimerError = '';
+  /** The timers list the window was last sent, as JSON (a window starts with none). */
+  private timersSent = '[]';
+  private readonly timersTicker: ReturnType<typeof setInterval>;
 
   constructor(private readonly options: ControllerOptions) {
     this.clock = options.clock ?? new RealtimeClock();
     this.catalog = options.catalog ?? ALL_MODELS;
     this.store = new SettingsStore(options.settingsFile);
+    this.timerStore = new TimerStore(options.dataDir ?? path.dirname(options.settingsFile));
     this.output = new RendererOutput(options.audioSink, this.clock);
     this.ticker = setInterval(() => this.pipeline?.tick(), TICK_INTERVAL_MS);
     this.ticker.unref?.();
+    this.timersTicker = setInterval(() => this.syncTimers(), TIMERS_SYNC_MS);
+    this.timersTicker.unref?.();
   }
 
   get settings(): Settings {
@@ -128,7 +148,56 @@ export class AssistantController {
     const { notice } = await this.store.load();
     if (notice) this.notice('error', notice, true);
     this.emit({ type: 'settings', settings: this.store.current });
+    // Loaded once, before the first pipeline: it fires anything that fell due while the app was closed.
+    const timers = await this.timerStore.load();
+    this.timerBook = timers.book;
+    if (timers.notice) this.notice('error', timers.notice, true);
+    // Finished entries are kept a day for nothing but this file; without pruning it would grow for good.
+    if (this.timerBook.prune(Date.now()).length > 0) this.saveTimers();
     await this.reload();
+  }
+
+  /** Stores the timers; a failure is shown (once per distinct message), never thrown. */
+  private saveTimers(): void {
+    this.timerBook.prune(Date.now());
+    this.timerSave = this.timerStore.save(this.timerBook).then(
+      () => {
+        this.lastTimerError = '';
+      },
+      (err: unknown) => {
+        const message = messageOf(err, 'Could not save the timers');
+        if (message !== this.lastTimerError) this.notice('error', message);
+        this.lastTimerError = message;
+      },
+    );
+  }
+
+  /**
+   * Sends the timers list when it differs from the last one sent. Some changes come with no pipeline
+   * event: a ring that runs out by itself (an alarm after its minute) would otherwise stay "ringing"
+   * in the window, its Stop button doing nothing.
+   */
+  private syncTimers(): void {
+    const timers = this.timerViews();
+    const json = JSON.stringify(timers);
+    if (json === this.timersSent) return;
+    this.timersSent = json;
+    this.emit({ type: 'pipeline', event: { type: 'timers', t: this.clock.now(), timers } });
+  }
+
+  /** Timers and alarms pending or ringing, as the window lists them (from the book itself while no pipeline runs). */
+  private timerViews(): TimerView[] {
+    if (this.pipeline) return this.pipeline.timers();
+    const now = Date.now();
+    const ringing = this.timerBook.ringing(now);
+    return [...ringing.map((t) => ({ t, ringing: true })), ...this.timerBook.active(now).map((t) => ({ t, ringing: false }))].map(({ t, ringing: r }) => ({
+      id: t.id,
+      kind: t.kind,
+      name: t.name,
+      durationMs: t.durationMs,
+      dueAtMs: t.dueAtMs,
+      ringing: r,
+    }));
   }
 
   /** (Re)loads every model for the current settings; one load at a time. */
@@ -166,8 +235,17 @@ export class AssistantController {
     this.engines = engines;
     this.reportTurnModel(engines);
     const info = engines.llm.info;
-    const pipeline = new VoicePipeline(engines, this.output, this.clock, () => this.store.current, { keepReports: KEEP_REPORTS });
-    this.unsubscribe = pipeline.events.on((event) => this.emit({ type: 'pipeline', event }));
+    const pipeline = new VoicePipeline(engines, this.output, this.clock, () => this.store.current, {
+      keepReports: KEEP_REPORTS,
+      timers: this.timerBook,
+      onTimersChanged: () => this.saveTimers(),
+    });
+    this.unsubscribe = pipeline.events.on((event) => {
+      // A ring marks the entry fired in the book without a change callback: stored too, so a restart does not ring it again.
+      if (event.type === 'timer') this.saveTimers();
+      if (event.type === 'timers') this.timersSent = JSON.stringify(event.timers);
+      this.emit({ type: 'pipeline', event });
+    });
     this.pipeline = pipeline;
     this.setStatus({
       phase: 'ready',
@@ -326,7 +404,7 @@ export class AssistantController {
   }
 
   snapshot(): Snapshot {
-    return { settings: this.store.current, status: this.status, notices: [...this.notices] };
+    return { settings: this.store.current, status: this.status, notices: [...this.notices], timers: this.timerViews() };
   }
 
   /** One microphone frame from the renderer; anything that is not one is dropped. */
@@ -377,7 +455,22 @@ export class AssistantController {
       case 'cancel-download':
         this.download?.abort();
         break;
+      case 'cancel-timer':
+        if (p) p.cancelTimer(c.id);
+        // Between pipelines (a reload): on the book itself, so the button never does nothing.
+        else if (this.timerBook.cancel(Date.now(), { id: c.id }).length > 0) this.timersChangedOffline();
+        break;
+      case 'stop-ringing':
+        if (p) p.stopRinging();
+        else if (this.timerBook.stop(Date.now()).length > 0) this.timersChangedOffline();
+        break;
     }
+  }
+
+  /** The book changed with no pipeline to say so: stored, and the window told in the pipeline's own terms. */
+  private timersChangedOffline(): void {
+    this.saveTimers();
+    this.syncTimers();
   }
 
   /** A request from the renderer; the answer is always a value (errors are in it), never a throw. */
@@ -419,8 +512,10 @@ export class AssistantController {
     this.disposed = true;
     this.download?.abort();
     clearInterval(this.ticker);
+    clearInterval(this.timersTicker);
     await this.loading;
     await this.unload();
+    await this.timerSave;
     this.events.clear();
   }
 }

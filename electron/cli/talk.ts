@@ -12,13 +12,14 @@ import { EchoSimulator, parseEchoSpec } from '../pipeline/echo';
 import { TimelineOutput } from '../pipeline/output';
 import type { TurnReport } from '../pipeline/report';
 import { runInput } from '../pipeline/run-input';
+import { TimerBook } from '../timers/timer-book';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { UserError } from '../errors';
 import { parseCli, parsePttSchedule, runCli } from './args';
 import { loadEnginesFor } from './engines-for';
 
 const USAGE =
-  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--echo GAIN:DELAY_MS] [--fast] [--quiet]';
+  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--echo GAIN:DELAY_MS] [--now HH:MM] [--tail SECONDS] [--fast] [--quiet]';
 
 const HELP = `Runs the voice pipeline headless: a WAV file plays the microphone, every turn is printed.
 
@@ -31,6 +32,8 @@ Usage: ${USAGE}
   --settings FILE        settings JSON merged over the defaults, e.g. {"endpointing": {"silenceMs": 300}}
   --ptt START-END,...    hold the push-to-talk key over these spans (seconds); implies push-to-talk mode
   --echo GAIN:DELAY_MS   mix the assistant's voice back into the input, as laptop speakers would
+  --now HH:MM            the local time of day when the input starts (default: the system clock)
+  --tail SECONDS         after the input, keep listening this long for timers and alarms to ring (default 30)
   --fast                 skip idle waiting (engine work still runs at wall speed)
   --quiet                print nothing but errors
   -h, --help             this help
@@ -38,6 +41,32 @@ Usage: ${USAGE}
 No models yet? \`npm run models -- fetch\` downloads the set this machine needs.`;
 
 const sec = (t: number) => `${(t / 1000).toFixed(2)} s`;
+
+/** Long enough for the tests' timers (five and ten seconds) to ring after their clips end. */
+const DEFAULT_TAIL_MS = 30_000;
+
+/** `--now HH:MM`: today at that local time, in epoch ms. */
+function parseNow(text: string): number {
+  const m = /^(\d{1,2}):(\d{2})$/.exec(text.trim());
+  const hour = m ? Number(m[1]) : NaN;
+  const minute = m ? Number(m[2]) : NaN;
+  if (!(hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59)) throw new UserError(`--now: "${text}" is not a time of day HH:MM (00:00-23:59; example: --now 07:30)`, 'usage');
+  const d = new Date();
+  d.setHours(hour, minute, 0, 0);
+  return d.getTime();
+}
+
+function parseTail(text: string): number {
+  const s = Number(text);
+  if (!Number.isFinite(s) || s < 0 || s > 3600) throw new UserError(`--tail: "${text}" is not a number of seconds from 0 to 3600`, 'usage');
+  return s * 1000;
+}
+
+/** Every timer and alarm of the run, in ms on the input's timeline (null where it did not happen). */
+export function timerReport(book: TimerBook, epochBase: number) {
+  const at = (ms: number | null) => (ms === null ? null : Math.round(ms - epochBase));
+  return book.all().map((t) => ({ name: t.name, kind: t.kind, durationMs: t.durationMs, setAtMs: at(t.setAtMs), dueAtMs: at(t.dueAtMs), firedAtMs: at(t.firedAtMs), cancelledAtMs: at(t.cancelledAtMs) }));
+}
 
 function ms(x: number | null): string {
   return x === null ? '-' : `${Math.round(x)} ms`;
@@ -51,6 +80,7 @@ export function formatTurn(r: TurnReport): string {
       `${r.mergedContinuation ? ', merged continuation' : ''}${r.holdingPhrase ? ', holding phrase' : ''}` +
       `${r.inputGainDb >= 1 ? `, input raised ${Math.round(r.inputGainDb)} dB` : ''})`,
     `  user:      ${r.userText}`,
+    ...(r.command ? [`  command:   ${r.command.name} ${JSON.stringify(r.command.slots)} (no language model)`] : []),
     `  assistant: ${r.assistantText}${r.interrupted ? `\n  heard:     ${r.heardText} [interrupted]` : ''}`,
     ...(r.bargeIn ? [`  barge-in:  detected ${sec(r.bargeIn.detectedMs)}, playback stopped ${sec(r.bargeIn.playbackStoppedMs)}`] : []),
     `  latency:   endpoint ${ms(l.endpointMs)} | stt ${ms(l.sttMs)} | llm first token ${ms(l.llmTtftMs)} | tts first audio ${ms(l.ttsFirstAudioMs)} | voice-to-voice ${ms(l.voiceToVoiceMs)}`,
@@ -71,6 +101,8 @@ async function main(): Promise<void> {
       quiet: { type: 'boolean', default: false },
       ptt: { type: 'string' },
       echo: { type: 'string' },
+      now: { type: 'string' },
+      tail: { type: 'string' },
     },
     USAGE,
     HELP,
@@ -83,6 +115,8 @@ async function main(): Promise<void> {
   if (values.echo !== undefined && !echo) {
     throw new UserError(`--echo: "${values.echo}" is not GAIN:DELAY_MS (gain 0-4, delay 0-2000 ms; example: --echo 0.5:30)`, 'usage');
   }
+  const epochBase = values.now === undefined ? Date.now() : parseNow(values.now);
+  const tailMs = values.tail === undefined ? DEFAULT_TAIL_MS : parseTail(values.tail);
   const loaded: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Simulating the key implies push-to-talk mode.
   const settings: Settings = ptt ? { ...loaded, mode: 'push-to-talk' } : loaded;
@@ -104,7 +138,8 @@ async function main(): Promise<void> {
 
   const clock = values.fast ? new FastForwardClock() : new RealtimeClock();
   const output = new TimelineOutput();
-  const pipeline = new VoicePipeline(engines, output, clock, () => settings);
+  const timers = new TimerBook();
+  const pipeline = new VoicePipeline(engines, output, clock, () => settings, { timers, epochBase });
   pipeline.events.on((e) => {
     if (e.type === 'partial') log(`  … ${e.text}`);
     else if (e.type === 'turn') log(formatTurn(e.report));
@@ -113,6 +148,7 @@ async function main(): Promise<void> {
     else if (e.type === 'interrupted') log(`  ✂ barge-in: answer ${e.turn} stopped (${sec(e.t)})`);
     else if (e.type === 'merged') log(`  + the user went on before hearing answer ${e.turn}: merged into the next turn (${sec(e.t)})`);
     else if (e.type === 'holding-phrase') log(`  … holding phrase "${e.text}" (${sec(e.t)})`);
+    else if (e.type === 'timer') log(`  ⏰ ${e.kind} rings: "${e.text}" (${sec(e.t)})`);
   });
 
   try {
@@ -122,6 +158,7 @@ async function main(): Promise<void> {
       fast: values.fast,
       // As talk always has: a turn still open when the silence tail runs out (maxTailMs) stays unreported.
       endTurn: false,
+      wakeWithinMs: tailMs,
       beforeFrame: (frame, startMs) => {
         speakers?.mixInto(frame, startMs);
         if (!ptt) return;
@@ -135,10 +172,18 @@ async function main(): Promise<void> {
 
   if (values.output) {
     const rate = engines.tts.sampleRate;
-    await writeWavFile(values.output, output.render(rate, audio.durationSec * 1000), rate);
+    // The input's length, or longer when an answer or a timer's notice played on after it.
+    const lengthMs = Math.max(audio.durationSec * 1000, Number.isFinite(output.endMs) ? output.endMs : 0);
+    await writeWavFile(values.output, output.render(rate, lengthMs), rate);
   }
   if (values.report) {
-    const report = { turns: pipeline.reports, models: engines.models, settings, input: { file: values.input, durationMs: audio.durationSec * 1000 } };
+    const report = {
+      turns: pipeline.reports,
+      timers: timerReport(timers, epochBase),
+      models: engines.models,
+      settings,
+      input: { file: values.input, durationMs: audio.durationSec * 1000 },
+    };
     await writeFile(values.report, JSON.stringify(report, null, 2) + '\n');
   }
   if (pipeline.reports.length === 0) log('no turns (no speech was detected)');

@@ -27,6 +27,8 @@ const FRAMING_TOKENS = 8;
 export class Conversation {
   private exchanges: Exchange[] = [];
   private edits = 0;
+  /** A line about the present (the local date and time) after the system prompt, so the model knows when it is. */
+  private nowLine = '';
 
   constructor(private prompt: string) {}
 
@@ -42,6 +44,13 @@ export class Conversation {
   setSystemPrompt(prompt: string): void {
     if (prompt === this.prompt) return;
     this.prompt = prompt;
+    this.edits++;
+  }
+
+  /** Sets the line about the present; an edit only when it changed (each change re-evaluates the prompt). */
+  setNow(line: string): void {
+    if (line === this.nowLine) return;
+    this.nowLine = line;
     this.edits++;
   }
 
@@ -62,7 +71,7 @@ export class Conversation {
 
   /** The system prompt, then each exchange; one not settled yet gives only the user's words. */
   messages(): ChatMessage[] {
-    const out: ChatMessage[] = [{ role: 'system', text: this.prompt }];
+    const out: ChatMessage[] = [{ role: 'system', text: this.nowLine ? `${this.prompt}\n\n${this.nowLine}` : this.prompt }];
     for (const e of this.exchanges) {
       out.push({ role: 'user', text: e.user });
       if (e.answer !== null) out.push({ role: 'assistant', text: e.answer });

@@ -16,6 +16,8 @@ export interface DraftDeps {
   options: () => { maxTokens: number; temperature: number; speakerId: number; speed: number };
   /** The LLM takes one prompt at a time: the previous reply's settlement. */
   before: Promise<void>;
+  /** Words a local command answers: nothing is prepared for them (the language model is not asked). */
+  isCommand: (text: string) => boolean;
 }
 
 /** Case, punctuation and spacing aside, the same words. */
@@ -71,7 +73,7 @@ export class Draft {
 
   private async run(tentative: Promise<string>): Promise<void> {
     const text = await tentative;
-    if (!text || this.dropped) return;
+    if (!text || this.dropped || this.deps.isCommand(text)) return;
     await this.deps.before;
     if (this.dropped) return;
     this.text = text;
@@ -135,7 +137,7 @@ export class Draft {
     this.owner = { events, turn, onFirstToken, onError };
     if (this.firstTokenMs !== null) onFirstToken(this.firstTokenMs);
     if (this.deltas) events.emit({ type: 'answer-delta', t: atMs, turn, text: this.deltas });
-    u.announce = { events, turn };
+    u.announceTo(events, turn);
     this.sink.release(atMs);
     return u;
   }

@@ -4,6 +4,16 @@ import type { EndReason } from './segmenter';
 
 export type AssistantState = 'listening' | 'hearing' | 'thinking' | 'speaking';
 
+/** A timer or alarm as the window shows it (times in epoch ms). */
+export interface TimerView {
+  id: string;
+  kind: 'timer' | 'alarm';
+  name: string | null;
+  durationMs: number | null;
+  dueAtMs: number;
+  ringing: boolean;
+}
+
 /** Everything the pipeline tells the outside world, each stamped with pipeline time `t`. */
 export type PipelineEvent =
   | { type: 'state'; t: number; state: AssistantState }
@@ -26,6 +36,10 @@ export type PipelineEvent =
   /** The user went on before hearing the answer to `turn`: it is dropped and merged into the next. */
   | { type: 'merged'; t: number; turn: number }
   | { type: 'holding-phrase'; t: number; turn: number; text: string }
+  /** A timer or alarm rang (its chime and notice are being said). */
+  | { type: 'timer'; t: number; action: 'ringing'; id: string; kind: 'timer' | 'alarm'; name: string | null; text: string }
+  /** The timers and alarms changed (set, cancelled, rang, stopped): `timers` is every one still pending or ringing. */
+  | { type: 'timers'; t: number; timers: TimerView[] }
   /** A finished turn; `turn` is the index the turn's other events carried. */
   | { type: 'turn'; t: number; turn: number; report: TurnReport }
   | { type: 'notice'; t: number; message: string }

@@ -8,6 +8,11 @@ export interface FeedOptions {
   fast: boolean;
   /** After the input, keep feeding silence until replies finish, at most this long. */
   maxTailMs?: number;
+  /**
+   * After the input, wait for a timeout (a timer, an alarm) only if it falls due within this long
+   * of now (default: any); later ones do not keep the feed going.
+   */
+  wakeWithinMs?: number;
   /** Lets a caller alter each frame before the pipeline hears it (echo simulation). */
   beforeFrame?: (frame: Float32Array, startMs: number) => void;
 }
@@ -71,7 +76,9 @@ export async function feedFrames(
     if (!frame) {
       inputMs = Math.min(inputMs, startMs);
       // A timeout still to come (nextWakeMs) runs on the windows fed until then.
-      const finished = !pipeline.active && output.endMs <= startMs && pipeline.nextWakeMs() === null;
+      const wake = pipeline.nextWakeMs();
+      const waiting = wake !== null && wake - clock.now() <= (opts.wakeWithinMs ?? Infinity);
+      const finished = !pipeline.active && output.endMs <= startMs && !waiting;
       if (finished || startMs - inputMs > maxTailMs) return startMs;
       frame = new Float32Array(VAD_WINDOW);
     }

@@ -32,6 +32,11 @@ export interface ReplyDeps {
   carried?: Promise<string>;
   /** An answer prepared during the turn's last pause: taken if it was prepared from the same words. */
   draft?: Draft;
+  /**
+   * Answers the words locally when they are a command (a timer, the time, "stop"): what to say, null
+   * to say nothing; or null when they are not a command and the language model answers.
+   */
+  command?: (text: string, record: TurnRecord) => { say: string | null } | null;
 }
 
 /**
@@ -95,6 +100,12 @@ export class Reply {
     return this.deps.clock.now();
   }
 
+  /** The voice settings, read as each clause is spoken. */
+  private voice(): { speakerId: number; speed: number } {
+    const o = this.deps.options();
+    return { speakerId: o.speakerId, speed: o.speed };
+  }
+
   private async run(heard: Promise<Transcript>): Promise<void> {
     const { events, llm, conversation } = this.deps;
     const r = this.record;
@@ -111,9 +122,19 @@ export class Reply {
       draft?.drop();
       return;
     }
+    const local = this.deps.command?.(text, r) ?? null;
+    if (local) {
+      // Nothing was prepared for it: a draft does not start on a command's words.
+      draft?.drop();
+      r.prepared = 'none';
+      r.preparedAtMs = null;
+      if (local.say) await this.sayLocally(local.say);
+      return;
+    }
     if (draft?.fits(text)) {
       conversation.append(r.index, text);
       r.generated = true;
+      r.llmUsed = true;
       r.prepared = 'used';
       const answer = draft.adopt(
         r.index,
@@ -145,6 +166,7 @@ export class Reply {
           conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t));
           conversation.append(r.index, text);
           r.generated = true;
+          r.llmUsed = true;
           await llm.generate(conversation.messages(), {
             signal,
             maxTokens: opts.maxTokens,
@@ -161,15 +183,32 @@ export class Reply {
         tts: this.deps.tts,
         sink: this.deps.sink,
         clock: this.deps.clock,
-        voice: () => {
-          const o = this.deps.options();
-          return { speakerId: o.speakerId, speed: o.speed };
-        },
+        voice: () => this.voice(),
         announce: { events, turn: r.index },
         onSourceError: (e) => {
           r.error = `The language model failed: ${e.message}`;
           events.emit({ type: 'error', t: this.now(), message: r.error });
         },
+      },
+    );
+    this.utterance = answer;
+    r.answer = answer;
+    await answer.done;
+  }
+
+  /** A command's answer: a fixed text through the same voice, sink and events as any answer. */
+  private async sayLocally(text: string): Promise<void> {
+    const { events } = this.deps;
+    const r = this.record;
+    events.emit({ type: 'answer-delta', t: this.now(), turn: r.index, text });
+    const answer = new Utterance(
+      { kind: 'text', text },
+      {
+        tts: this.deps.tts,
+        sink: this.deps.sink,
+        clock: this.deps.clock,
+        voice: () => this.voice(),
+        announce: { events, turn: r.index },
       },
     );
     this.utterance = answer;

@@ -60,6 +60,10 @@ export interface TurnReport {
   inputGainDb: number;
   /** What the end-of-turn model said at each pause (pipeline time it was asked); null when it was not asked. */
   turnDetector: { checks: TurnCheck[] } | null;
+  /** The local command the words matched (answered without the language model), or null. */
+  command: { name: string; slots: Record<string, string | number | boolean | null> } | null;
+  /** Whether the language model was asked for this turn's answer. */
+  llmUsed: boolean;
   /** Whether an answer prepared while the user paused was used, dropped, or none was prepared. */
   prepared: 'used' | 'dropped' | 'none';
   /** How long before the end of turn the (last) prepared answer began; null when none was. */

@@ -6,7 +6,11 @@ import { BargeInPolicy, type AssistantPhase, type BargeInDecision } from './barg
 import type { Clock } from './clock';
 import { Conversation } from './conversation';
 import { Draft } from './draft';
-import type { EventHub } from './events';
+import { isShortCommand, matchCommand } from '../commands/match';
+import type { TimerBook } from '../timers/timer-book';
+import { answerLocally, type CommandHost } from './local-commands';
+import { Notices } from './notices';
+import type { EventHub, TimerView } from './events';
 import { HoldingPhrases } from './holding-phrase';
 import type { AudioOutput } from './output';
 import { Reply } from './reply';
@@ -29,6 +33,15 @@ interface PendingTurn {
 interface Carried {
   speechStartMs: number;
   transcript: Promise<string>;
+}
+
+/** The timers and alarms responding keeps, and where their times come from. */
+export interface TimerOptions {
+  book: TimerBook;
+  /** Epoch ms at pipeline time 0: timers are stored in absolute time and run on the pipeline clock. */
+  epochBase: number;
+  /** The timers changed (the app stores them). */
+  changed?: (book: TimerBook) => void;
 }
 
 /** What responding needs to know of the user's side. */
@@ -69,12 +82,71 @@ export class Responding {
     private readonly events: EventHub,
     private readonly user: UserTurnState,
     private readonly keepReports: number,
+    private readonly timers: TimerOptions,
   ) {
     this.bargeIn = new BargeInPolicy(() => this.settings().bargeIn);
     this.tts = serialSynthesizer(engines.tts);
     this.holding = new HoldingPhrases(this.tts);
     this.holding.prepare(settings().tts);
     this.conversation = new Conversation(settings().llm.systemPrompt);
+    this.notices = new Notices({
+      book: timers.book,
+      epochAt: (ms) => this.epochAt(ms),
+      tts: this.tts,
+      output,
+      clock,
+      events,
+      voice: () => this.settings().tts,
+      changed: () => this.timersChanged(),
+    });
+    this.commands = {
+      timers: timers.book,
+      conversation: this.conversation,
+      epochAt: (ms) => this.epochAt(ms),
+      lastAnswer: () => this.lastAnswer,
+      timersChanged: () => this.timersChanged(),
+      settlePause: (resume) => this.apply(this.bargeIn.onTurnAfterPause(resume, this.clock.now())),
+    };
+  }
+
+  private readonly notices: Notices;
+  private readonly commands: CommandHost;
+  /** The last answer the assistant spoke, for "repeat that". */
+  private lastAnswer: string | null = null;
+
+  /** Epoch ms at pipeline time `ms`. */
+  epochAt(ms: number): number {
+    return this.timers.epochBase + ms;
+  }
+
+  /** Timers and alarms still pending or ringing, for the window. */
+  timerViews(): TimerView[] {
+    const at = this.epochAt(this.clock.now());
+    const ringing = new Set(this.timers.book.ringing(at).map((t) => t.id));
+    return [...this.timers.book.ringing(at), ...this.timers.book.active(at)].map((t) => ({ id: t.id, kind: t.kind, name: t.name, durationMs: t.durationMs, dueAtMs: t.dueAtMs, ringing: ringing.has(t.id) }));
+  }
+
+  private timersChanged(): void {
+    this.timers.changed?.(this.timers.book);
+    this.events.emit({ type: 'timers', t: this.clock.now(), timers: this.timerViews() });
+  }
+
+  /** The window's cancel button: a pending timer or alarm by id. */
+  cancelTimer(id: string): void {
+    if (this.timers.book.cancel(this.epochAt(this.clock.now()), { id }).length > 0) this.timersChanged();
+  }
+
+  /** The window's Stop button, or "stop" said: what rings stops. */
+  stopRinging(): void {
+    if (this.timers.book.stop(this.epochAt(this.clock.now())).length > 0) this.timersChanged();
+  }
+
+  /** The line about the present the language model is given with its system prompt. */
+  private refreshNow(): void {
+    const d = new Date(this.epochAt(this.clock.now()));
+    const date = d.toLocaleDateString('en-US', { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
+    const time = d.toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' });
+    this.conversation.setNow(`It is now ${date}, ${time} (the user's local time).`);
   }
 
   /** The gate turn taking asks: whether speech counts in a phase, and how much of it. */
@@ -84,12 +156,17 @@ export class Responding {
 
   /** Engine work is in flight. */
   get busy(): boolean {
-    return this.pending.some((p) => p.reply.busy) || !!this.draft?.busy;
+    return this.pending.some((p) => p.reply.busy) || !!this.draft?.busy || this.notices.busy || this.deciding > 0;
   }
+
+  /** What rang and what is next when last told (see tick). */
+  private ringingKey = '';
+  /** Discarded speech whose words are being recognized, to tell a short command from a cough. */
+  private deciding = 0;
 
   /** An answer is being made or played, or playback is held for speech that may be a barge-in. */
   get active(): boolean {
-    return this.pending.length > 0 || this.bargeIn.holding;
+    return this.pending.length > 0 || this.bargeIn.holding || this.notices.active;
   }
 
   get answering(): boolean {
@@ -101,8 +178,10 @@ export class Responding {
    * holding phrase leaves it pending: speech over it goes on with the turn, as no answer was heard.
    */
   phase(now: number): AssistantPhase {
-    if (this.pending.length === 0) return 'idle';
     const position = this.output.position(now);
+    // A timer's notice is speech like an answer: "stop" over it stops it.
+    if (this.notices.speaking(position)) return 'speaking';
+    if (this.pending.length === 0) return 'idle';
     const speaking = this.pending.some(({ reply: r }) => {
       const span = r.audioSpan;
       return !r.aborted && r.heardBy(position) && (r.busy || (span !== null && position < span.to));
@@ -123,9 +202,26 @@ export class Responding {
         this.dropDraft(true);
         this.apply(this.bargeIn.onKeyPress(e.atMs, this.phase(e.atMs)), e.startMs);
         break;
-      case 'discarded':
-        this.apply(this.bargeIn.onDiscarded(e.atMs));
+      case 'discarded': {
+        if (!this.bargeIn.holding) break;
+        // "stop" is shorter than a barge-in needs: if that is what it was, it still stops the answer.
+        // Playback stays held the few ms the recognizer takes to say.
+        this.deciding++;
+        void e.words
+          .then((words) => {
+            const word = isShortCommand(words);
+            const now = this.clock.now();
+            if (word) this.shortCommand(word, now);
+            else this.apply(this.bargeIn.onDiscarded(now));
+          })
+          .finally(() => this.deciding--);
         break;
+      }
+      case 'words': {
+        const word = isShortCommand(e.text);
+        if (word && (this.bargeIn.holding || this.phase(e.atMs) === 'speaking')) this.shortCommand(word, e.atMs);
+        break;
+      }
       case 'pause':
         this.prepare(e.tentative);
         break;
@@ -145,11 +241,21 @@ export class Responding {
   private prepare(tentative: (() => Promise<string>) | null): void {
     if (!tentative || !this.settings().prepareAnswers || this.pending.length > 0 || this.bargeIn.holding) return;
     this.dropDraft(false);
+    this.refreshNow();
     const own = tentative();
     const carried = this.carried?.transcript;
     const words = carried ? Promise.all([carried, own]).then((parts) => parts.filter(Boolean).join(' ')) : own;
     const draft = new Draft(
-      { llm: this.engines.llm, conversation: this.conversation, tts: this.tts, output: this.output, clock: this.clock, options: () => this.replyOptions(), before: this.llmChain },
+      {
+        llm: this.engines.llm,
+        conversation: this.conversation,
+        tts: this.tts,
+        output: this.output,
+        clock: this.clock,
+        options: () => this.replyOptions(),
+        before: this.llmChain,
+        isCommand: (text) => matchCommand(text) !== null,
+      },
       words,
     );
     this.draft = draft;
@@ -167,6 +273,12 @@ export class Responding {
   private replyOptions() {
     const s = this.settings();
     return { maxTokens: s.llm.maxTokens, temperature: s.llm.temperature, speakerId: s.tts.speakerId, speed: s.tts.speed };
+  }
+
+  /** A short word over what the assistant says: "stop"/"cancel" stop it (and what rings), "pause" holds it. */
+  private shortCommand(word: 'stop' | 'cancel' | 'pause', atMs: number): void {
+    if (word !== 'pause') this.stopRinging();
+    this.apply(this.bargeIn.onShortCommand(word, atMs, this.phase(atMs)));
   }
 
   /** `speechStartMs`: where the speech (or key press) that led to these decisions began. */
@@ -200,6 +312,7 @@ export class Responding {
     const playedTo = this.output.position(atMs);
     const stoppedMs = this.output.paused ? pausedAtMs : atMs;
     this.output.stop(atMs);
+    this.notices.cancel(playedTo);
     for (const p of this.pending) {
       p.holding?.discard();
       if (p.reply.aborted) continue;
@@ -235,6 +348,7 @@ export class Responding {
 
   /** Starts the answer to a turn that has ended. */
   private answer(turn: EndedTurn): void {
+    this.refreshNow();
     const carried = this.carried;
     this.carried = null;
     const record = newTurnRecord({
@@ -265,6 +379,7 @@ export class Responding {
         before: this.llmChain,
         ...(carried ? { carried: carried.transcript } : {}),
         ...(draft ? { draft } : {}),
+        command: (text, rec) => answerLocally(text, rec, this.commands),
       },
       turn.transcript,
     );
@@ -281,6 +396,15 @@ export class Responding {
   tick(now: number): void {
     this.apply(this.bargeIn.tick(now));
     this.maybeHold(now, this.settings().turnBudgetMs);
+    // A timer that falls due while anyone is talking waits for the next gap.
+    const gap = this.pending.length === 0 && !this.user.active && !this.bargeIn.holding && !this.notices.speaking(this.output.position(now));
+    this.notices.tick(now, gap);
+    // Fired, rung out or stopped: the app stores the change and the window shows it.
+    const ringing = this.timers.book.ringing(this.epochAt(now)).map((t) => t.id).join(',') + '|' + String(this.timers.book.nextDueMs());
+    if (ringing !== this.ringingKey) {
+      this.ringingKey = ringing;
+      this.timersChanged();
+    }
   }
 
   /** The earliest pipeline time at which a timeout falls due, or null when none is pending. */
@@ -288,6 +412,8 @@ export class Responding {
     const due = this.holdingDue(this.settings().turnBudgetMs).map((h) => h.atMs);
     const resume = this.bargeIn.resumeAtMs;
     if (resume !== null) due.push(resume);
+    const ring = this.notices.nextWakeMs(this.clock.now());
+    if (ring !== null) due.push(ring);
     return due.length > 0 ? Math.min(...due) : null;
   }
 
@@ -326,6 +452,7 @@ export class Responding {
 
   private report(reply: Reply): void {
     const report = turnReport(reply.record, this.output);
+    if (report.assistantText && report.command?.name !== 'repeat') this.lastAnswer = report.assistantText;
     this.reports.push(report);
     if (this.reports.length > this.keepReports) this.reports.shift();
     this.events.emit({ type: 'turn', t: this.clock.now(), turn: reply.turn, report });

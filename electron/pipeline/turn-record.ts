@@ -40,6 +40,10 @@ export interface TurnRecord {
   discarded: boolean;
   bargeIn: BargeInTimes | null;
   holdingPhrase: boolean;
+  /** The local command the words matched, answered without the language model; null when none did. */
+  command: { name: string; slots: Record<string, string | number | boolean | null> } | null;
+  /** The language model was asked for this turn's answer. */
+  llmUsed: boolean;
   /** An answer prepared during a pause: taken, dropped (the user went on, or the words changed), or none was. */
   prepared: 'used' | 'dropped' | 'none';
   /** When the last prepared answer began (pipeline clock), or null. */
@@ -63,6 +67,8 @@ export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' 
     holdingPhrase: false,
     prepared: 'none',
     preparedAtMs: null,
+    command: null,
+    llmUsed: false,
   };
 }
 
@@ -96,6 +102,8 @@ export function turnReport(r: TurnRecord, output: AudioOutput): TurnReport {
     mergedContinuation: r.mergedContinuation,
     inputGainDb: r.inputGainDb,
     turnDetector: r.turnChecks ? { checks: r.turnChecks } : null,
+    command: r.command,
+    llmUsed: r.llmUsed,
     prepared: r.prepared,
     preparedLeadMs: r.preparedAtMs === null ? null : round(r.endOfTurnMs - r.preparedAtMs),
     timings,

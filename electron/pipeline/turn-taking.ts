@@ -43,8 +43,13 @@ export type TurnEvent =
   | { type: 'speech-start'; atMs: number; startMs: number }
   /** The push-to-talk key went down (a turn begins at once, no confirmation needed). */
   | { type: 'key-down'; atMs: number; startMs: number }
-  /** The candidate was nothing (a cough, a click, the assistant's own echo). */
-  | { type: 'discarded'; atMs: number }
+  /**
+   * The candidate was nothing for a turn (a cough, a click, the assistant's own echo, a short word);
+   * `words`: what the recognizer finally made of it ("stop" is shorter than a turn needs).
+   */
+  | { type: 'discarded'; atMs: number; words: Promise<string> }
+  /** The recognizer's interim words for the speech in progress (a candidate or a turn). */
+  | { type: 'words'; atMs: number; text: string }
   /**
    * The user paused (their words ended at `speechEndMs`); turn `turn` may still go on. `tentative`
    * gives what the recognizer would finish with now, decoded as the final will be (null when it cannot).
@@ -94,6 +99,8 @@ export class TurnTaking {
   /** Where the user's last words ended (input time). */
   private lastSpeechEndMs = -Infinity;
   private stt: SttSession | null = null;
+  /** The recognizer's latest words for the speech in progress. */
+  private lastWords = '';
   /** Push-to-talk key held since downMs. */
   private ptt: { downMs: number; firstSpeechMs: number | null } | null = null;
   private nextIndex = 0;
@@ -244,10 +251,16 @@ export class TurnTaking {
         this.onTurn({ type: 'speech-start', atMs, startMs });
         break;
       }
-      case 'discarded':
+      case 'discarded': {
+        // Its recognizer is finished, not dropped: the interim words of a short word lag ("sto").
+        const session = this.stt;
+        const interim = this.lastWords;
+        this.stt = null;
         this.resetStt();
-        this.onTurn({ type: 'discarded', atMs });
+        const words = session ? session.finish().catch(() => interim) : Promise.resolve(interim);
+        this.onTurn({ type: 'discarded', atMs, words });
         break;
+      }
       case 'pause': {
         this.lastSpeechEndMs = e.speechEndMs;
         this.turnEnd.onPause(e.speechEndMs);
@@ -303,6 +316,7 @@ export class TurnTaking {
   /** The one place a recognizer session is dropped: its audio is not (or no longer) a turn. A new one starts at `onsetMs` if given. */
   private resetStt(onsetMs?: number): void {
     this.stt?.abort();
+    this.lastWords = '';
     this.stt = onsetMs === undefined ? null : this.createSttSession(onsetMs);
   }
 
@@ -313,7 +327,13 @@ export class TurnTaking {
   private createSttSession(onsetMs: number): SttSession {
     const padding = Math.max(this.settings().endpointing.prefixPaddingMs, this.engines.stt.leadInMs);
     const turn = this.nextIndex;
-    const session = this.engines.stt.createSession((text) => this.events.emit({ type: 'partial', t: this.clock.now(), turn, text }));
+    const session: SttSession = this.engines.stt.createSession((text) => {
+      this.events.emit({ type: 'partial', t: this.clock.now(), turn, text });
+      // Only the speech in progress speaks to responding (a "stop" over the answer); an ended turn's late words do not.
+      if (session !== this.stt) return;
+      this.lastWords = text;
+      this.onTurn({ type: 'words', atMs: this.clock.now(), text });
+    });
     const toSample = (ms: number) => Math.round((ms / 1000) * VAD_SAMPLE_RATE);
     const from = onsetMs - padding;
     const clean = Math.max(from, Math.min(onsetMs, this.lastSpeechEndMs + 50));

@@ -78,8 +78,10 @@ export class Utterance {
   interrupted = false;
   discarded = false;
   readonly times: UtteranceTimes = { firstClauseMs: null, ttsFirstClauseMs: null, firstAudioMs: null, lastAudioMs: null };
-  /** Where clauses and audio are announced; a prepared answer gets one when a turn adopts it. */
+  /** Where clauses and audio are announced; a prepared answer gets one when a turn adopts it (see `announceTo`). */
   announce: { events: EventHub; turn: number } | null;
+  /** Every clause cut so far, in order. */
+  private readonly clauses: Clause[] = [];
   /** Resolves when nothing more will be produced (audio may still be playing). */
   readonly done: Promise<void>;
 
@@ -145,8 +147,15 @@ export class Utterance {
     for (const c of this.splitter.push(delta)) this.enqueue(queue, c);
   }
 
+  /** From now on clauses and audio are announced for `turn`; the clauses cut before are announced at once. */
+  announceTo(events: EventHub, turn: number): void {
+    this.announce = { events, turn };
+    for (const c of this.clauses) events.emit({ type: 'clause', t: this.now(), turn, clause: c });
+  }
+
   private enqueue(queue: ClauseQueue, c: Clause): void {
     this.times.firstClauseMs ??= this.now();
+    this.clauses.push(c);
     const a = this.announce;
     a?.events.emit({ type: 'clause', t: this.now(), turn: a.turn, clause: c });
     queue.push(c);

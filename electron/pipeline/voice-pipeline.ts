@@ -10,7 +10,9 @@ import { EventHub, type AssistantState } from './events';
 import { WindowFramer } from './mic-input';
 import type { AudioOutput } from './output';
 import type { TurnReport } from './report';
-import { Responding } from './responding';
+import { Responding, type TimerOptions } from './responding';
+import { TimerBook } from '../timers/timer-book';
+import type { TimerView } from './events';
 import type { EndReason } from './segmenter';
 import { TurnTaking } from './turn-taking';
 
@@ -43,12 +45,21 @@ export class VoicePipeline {
     private readonly output: AudioOutput,
     private readonly clock: Clock,
     private readonly settings: () => Settings,
-    /** keepReports: how many reports `reports` keeps (default: all); an app that runs for days keeps the newest. */
-    options: { keepReports?: number } = {},
+    /**
+     * keepReports: how many reports `reports` keeps (default: all); an app that runs for days keeps the newest.
+     * timers: the timers and alarms (the app's, loaded from disk; default: none yet), `epochBase` the epoch
+     * time at pipeline time 0 (default: now; `talk --now` sets the time of day), `onTimersChanged` to store them.
+     */
+    options: { keepReports?: number; timers?: TimerBook; epochBase?: number; onTimersChanged?: (book: TimerBook) => void } = {},
   ) {
     // Responding reads the user's side through `turns`, which exists before any event can arrive.
     const user = { get hasCandidate() { return turns.hasCandidate; }, get active() { return turns.active; } };
-    this.responding = new Responding(engines, output, clock, settings, this.events, user, options.keepReports ?? Infinity);
+    const timers: TimerOptions = {
+      book: options.timers ?? new TimerBook(),
+      epochBase: options.epochBase ?? Date.now() - clock.now(),
+      ...(options.onTimersChanged ? { changed: options.onTimersChanged } : {}),
+    };
+    this.responding = new Responding(engines, output, clock, settings, this.events, user, options.keepReports ?? Infinity, timers);
     const turns = new TurnTaking(engines, output, clock, settings, this.events, this.responding.gate, (e) => this.responding.onTurnEvent(e));
     this.turns = turns;
   }
@@ -61,6 +72,26 @@ export class VoicePipeline {
   /** What the language model is given each turn: the system prompt and what the user heard. */
   get conversation(): Conversation {
     return this.responding.conversation;
+  }
+
+  /** Timers and alarms still pending or ringing. */
+  timers(): TimerView[] {
+    return this.responding.timerViews();
+  }
+
+  /** Epoch ms at pipeline time `ms` (what the timers run on). */
+  epochAt(ms: number): number {
+    return this.responding.epochAt(ms);
+  }
+
+  /** Cancels a pending timer or alarm (the window's cancel button). */
+  cancelTimer(id: string): void {
+    this.responding.cancelTimer(id);
+  }
+
+  /** Stops what rings (the window's Stop button). */
+  stopRinging(): void {
+    this.responding.stopRinging();
   }
 
   /** Input time: milliseconds of audio received so far. */

@@ -184,8 +184,8 @@ export class SettingsStore {
   }
 }
 
-/** Makes the rename itself durable; not supported on Windows, where it is skipped. */
-async function syncDir(dir: string): Promise<void> {
+/** Makes the rename itself durable; not supported on Windows, where it is skipped. (The timer store uses it too.) */
+export async function syncDir(dir: string): Promise<void> {
   try {
     const handle = await open(dir, 'r');
     try {

@@ -45,6 +45,7 @@ export function Conversation() {
             <p className="meta">
               {e.report.endReason === 'push-to-talk' ? 'ended by release' : e.report.endReason === 'silence' ? 'ended by silence' : `ended: ${e.report.endReason}`}
               {e.report.mergedContinuation && ' · continued after a pause'}
+              {e.report.command && <span data-testid="turn-command"> · command: {e.report.command.name}</span>}
               {' · '}voice to voice {formatMs(e.report.latency.voiceToVoiceMs)}
               {e.report.error && <span className="error"> · {e.report.error}</span>}
             </p>

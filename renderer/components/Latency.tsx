@@ -7,7 +7,8 @@ import { formatMs, STAGE_LABELS, summarize, waterfall, type StageKey } from '../
 import type { TurnReport } from '../../electron/pipeline/report';
 import { useUi } from '../store';
 
-const KEYS: StageKey[] = ['endpoint', 'stt', 'llm', 'clause', 'tts'];
+/** The legend: every stage a waterfall may show (a turn has either the LLM stages or the command one). */
+const KEYS: StageKey[] = ['endpoint', 'stt', 'llm', 'clause', 'command', 'tts'];
 
 function niceScale(ms: number): number {
   for (const s of [250, 500, 1000, 1500, 2000, 3000, 5000, 10000, 20000, 60000]) if (ms <= s) return s;
@@ -15,7 +16,7 @@ function niceScale(ms: number): number {
 }
 
 function Waterfall({ report }: { report: TurnReport }) {
-  const { stages, totalMs } = waterfall(report);
+  const { stages, totalMs, complete } = waterfall(report);
   const end = stages.length ? stages[stages.length - 1]!.startMs + stages[stages.length - 1]!.durationMs : 0;
   const scale = niceScale(Math.max(end, totalMs ?? 0, 1));
   const pct = (ms: number) => `${(ms / scale) * 100}%`;
@@ -40,7 +41,11 @@ function Waterfall({ report }: { report: TurnReport }) {
             </span>
           </div>
         ))}
-        {stages.length < KEYS.length && <p className="hint">{report.error ? `Stopped: ${report.error}` : 'No answer audio for this turn.'}</p>}
+        {!complete && (
+          <p className="hint">
+            {report.error ? `Stopped: ${report.error}` : `No answer audio for this turn${report.command ? ` (command: ${report.command.name})` : ''}.`}
+          </p>
+        )}
         <div className="wf-axis" aria-hidden="true">
           <span className="wf-label" />
           <span className="wf-track">
@@ -87,7 +92,7 @@ export function Latency() {
   return (
     <section className="panel latency" aria-labelledby="latency-title">
       <h2 id="latency-title">Where the time went</h2>
-      {last ? <Waterfall report={last} /> : <p className="empty">Each turn's latency appears here: endpoint wait, speech to text, LLM, TTS.</p>}
+      {last ? <Waterfall report={last} /> : <p className="empty">Each turn's latency appears here: endpoint wait, speech to text, LLM (or a local command), TTS.</p>}
       <ul className="legend" aria-hidden="true">
         {KEYS.map((k) => (
           <li key={k}>

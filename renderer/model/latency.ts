@@ -5,7 +5,7 @@
 import type { TurnReport } from '../../electron/pipeline/report';
 import { percentile } from '../../electron/pipeline/stats';
 
-export type StageKey = 'endpoint' | 'stt' | 'llm' | 'clause' | 'tts';
+export type StageKey = 'endpoint' | 'stt' | 'llm' | 'command' | 'clause' | 'tts';
 
 export interface Stage {
   key: StageKey;
@@ -19,31 +19,46 @@ export const STAGE_LABELS: Record<StageKey, string> = {
   endpoint: 'Endpoint wait',
   stt: 'Speech to text',
   llm: 'LLM first token',
+  command: 'Local command',
   clause: 'First clause',
   tts: 'TTS first audio',
 };
 
 /**
  * The consecutive stages from the end of the user's speech to the first audio. A stage whose end
- * is missing (an answer that never came) ends the waterfall there.
+ * is missing (an answer that never came) ends the waterfall there; `complete` says whether it
+ * reached the first audio.
+ *
+ * A turn answered by a local command never asks the LLM: one "command" stage, labelled with the
+ * command's name, runs from the final words to its fixed sentence being ready for TTS (matching,
+ * acting and wording it), in place of the LLM and first-clause stages.
  */
-export function waterfall(r: TurnReport): { stages: Stage[]; totalMs: number | null } {
+export function waterfall(r: TurnReport): { stages: Stage[]; totalMs: number | null; complete: boolean } {
   const t = r.timings;
-  const marks: [StageKey, number | null][] = [
-    ['endpoint', t.endOfTurnMs],
-    ['stt', t.sttFinalMs],
-    ['llm', t.llmFirstTokenMs],
-    ['clause', t.firstClauseMs],
-    ['tts', t.firstAudioMs],
-  ];
+  const command = r.command?.name ?? null;
+  const marks: [StageKey, number | null][] = command
+    ? [
+        ['endpoint', t.endOfTurnMs],
+        ['stt', t.sttFinalMs],
+        ['command', t.firstClauseMs],
+        ['tts', t.firstAudioMs],
+      ]
+    : [
+        ['endpoint', t.endOfTurnMs],
+        ['stt', t.sttFinalMs],
+        ['llm', t.llmFirstTokenMs],
+        ['clause', t.firstClauseMs],
+        ['tts', t.firstAudioMs],
+      ];
   const stages: Stage[] = [];
   let at = t.speechEndMs;
   for (const [key, end] of marks) {
     if (end === null) break;
-    stages.push({ key, label: STAGE_LABELS[key], startMs: at - t.speechEndMs, durationMs: Math.max(0, end - at) });
+    const label = key === 'command' ? `command: ${command}` : STAGE_LABELS[key];
+    stages.push({ key, label, startMs: at - t.speechEndMs, durationMs: Math.max(0, end - at) });
     at = Math.max(at, end);
   }
-  return { stages, totalMs: r.latency.voiceToVoiceMs };
+  return { stages, totalMs: r.latency.voiceToVoiceMs, complete: stages.length === marks.length };
 }
 
 export type SummaryKey = 'endpointMs' | 'sttMs' | 'llmTtftMs' | 'ttsFirstAudioMs' | 'voiceToVoiceMs';
@@ -64,10 +79,17 @@ export interface StageSummary {
   p95: number | null;
 }
 
-/** p50 and p95 per stage over the session's turns (turns that failed a stage are left out of it). */
+/**
+ * p50 and p95 per stage over the session's turns (turns that failed a stage are left out of it). An
+ * answer prepared during a pause can have its first token before the final words (a negative LLM
+ * time): it counts as 0, no wait, as the waterfall draws it.
+ */
 export function summarize(reports: readonly TurnReport[]): StageSummary[] {
   return SUMMARY_ROWS.map(({ key, label }) => {
-    const values = reports.map((r) => r.latency[key]);
+    const values = reports.map((r) => {
+      const v = r.latency[key];
+      return v === null ? null : Math.max(0, v);
+    });
     return { key, label, count: values.filter((v) => v !== null).length, p50: percentile(values, 0.5), p95: percentile(values, 0.95) };
   });
 }
