@@ -17,7 +17,8 @@ export interface LlmOptions {
 
 export interface LlmInfo {
   id: string;
-  backend: LlmBackend;
+  /** 'server': an OpenAI-compatible server runs the model (openai-llm.ts); the GPU fields are then empty. */
+  backend: LlmBackend | 'server';
   gpuDevices: string[];
   /** Set when auto-detection found only a software GPU (llvmpipe and friends) and chose the CPU. */
   softwareGpuSkipped?: string;
