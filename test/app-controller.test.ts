@@ -164,6 +164,17 @@ function rang(events: AppEvent[]): (string | null)[] {
   return events.flatMap((e) => (e.type === 'pipeline' && e.event.type === 'timer' ? [e.event.name] : []));
 }
 
+/** A controller over `dir` with no models installed: it starts quickly, into first-run setup. */
+function modellessController(dir: string): AssistantController {
+  return new AssistantController({
+    settingsFile: path.join(dir, 'settings.json'),
+    modelRoots: () => [path.join(dir, 'no-models')],
+    downloadRoot: path.join(dir, 'downloads'),
+    audioSink: () => null,
+    detectHardware: async () => ({ backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB: 8192 }),
+  });
+}
+
 async function storedTimers(dir: string): Promise<Timer[]> {
   return TimerBook.fromJSON(JSON.parse(await readFile(path.join(dir, TIMERS_FILE), 'utf8'))).all();
 }
@@ -271,13 +282,7 @@ describe('a corrupt timers file', () => {
     await writeFile(path.join(dir, TIMERS_FILE), broken);
     const events: AppEvent[] = [];
     // No models here: this start is quick, and it shows a bad timers file does not stop anything else.
-    const c = new AssistantController({
-      settingsFile: path.join(dir, 'settings.json'),
-      modelRoots: () => [path.join(dir, 'no-models')],
-      downloadRoot: path.join(dir, 'downloads'),
-      audioSink: () => null,
-      detectHardware: async () => ({ backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB: 8192 }),
-    });
+    const c = modellessController(dir);
     c.on((e) => events.push(e));
     try {
       await c.start();
@@ -312,13 +317,7 @@ describe('the timers list the window is sent', () => {
     book.due(now - 57_000);
     await new TimerStore(dir).save(book);
     const events: AppEvent[] = [];
-    const c = new AssistantController({
-      settingsFile: path.join(dir, 'settings.json'),
-      modelRoots: () => [path.join(dir, 'no-models')],
-      downloadRoot: path.join(dir, 'downloads'),
-      audioSink: () => null,
-      detectHardware: async () => ({ backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB: 8192 }),
-    });
+    const c = modellessController(dir);
     c.on((e) => events.push(e));
     try {
       await c.start();

@@ -95,11 +95,9 @@ export function runCommand(m: CommandMatch, record: TurnRecord, host: CommandHos
 /** The user's words as a local command (run, with what to say), or null when they are for the language model. */
 export function answerLocally(text: string, record: TurnRecord, host: CommandHost): { say: string | null } | null {
   const m = matchCommand(text);
-  if (m && m.name !== 'resume') host.settlePause(false);
-  if (!m) {
-    host.settlePause(false);
-    return null;
-  }
+  // After a "pause", any turn but "resume" cancels the held answer ("resume" plays it on: runCommand).
+  if (m?.name !== 'resume') host.settlePause(false);
+  if (!m) return null;
   record.command = { name: m.name, slots: m.slots };
   const say = runCommand(m, record, host);
   return { say: say ? say : null };

@@ -161,31 +161,42 @@ export class SettingsStore {
     }
   }
 
-  /** Atomic replace: a crash leaves either the old file or the new one, never a torn one. */
   private async write(settings: Settings): Promise<void> {
-    const dir = dirname(this.filePath);
-    // Same dir as the target, so the rename cannot cross file systems.
-    const tmp = join(dir, `.${basename(this.filePath)}.${process.pid}.${randomUUID()}.tmp`);
     try {
-      await mkdir(dir, { recursive: true });
-      const handle = await open(tmp, 'wx');
-      try {
-        await handle.writeFile(`${JSON.stringify(settings, null, 2)}\n`, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(tmp, this.filePath);
+      await writeFileAtomic(this.filePath, `${JSON.stringify(settings, null, 2)}\n`);
     } catch (e) {
-      await unlink(tmp).catch(() => undefined);
       throw new UserError(`Could not save settings to ${this.filePath}: ${(e as Error).message}`, 'settings-write-failed');
     }
-    await syncDir(dir);
   }
 }
 
-/** Makes the rename itself durable; not supported on Windows, where it is skipped. (The timer store uses it too.) */
-export async function syncDir(dir: string): Promise<void> {
+/**
+ * Atomic replace: a crash leaves either the old file or the new one, never a torn one, and no temp
+ * file behind on failure. Settings and timers are both stored this way.
+ */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const dir = dirname(file);
+  // Same dir as the target, so the rename cannot cross file systems.
+  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomUUID()}.tmp`);
+  try {
+    await mkdir(dir, { recursive: true });
+    const handle = await open(tmp, 'wx');
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, file);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+  await syncDir(dir);
+}
+
+/** Makes the rename itself durable; not supported on Windows, where it is skipped. */
+async function syncDir(dir: string): Promise<void> {
   try {
     const handle = await open(dir, 'r');
     try {

@@ -8,10 +8,9 @@
  * happened. Saves are atomic (a temp file renamed over the old one) and run
  * one at a time in call order, so the last save called is the one on disk.
  */
-import { syncDir } from '../settings/file';
-import { randomUUID } from 'node:crypto';
+import { writeFileAtomic } from '../settings/file';
 import { constants } from 'node:fs';
-import { copyFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { copyFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../errors';
 import { TimerBook } from './timer-book';
@@ -79,25 +78,13 @@ export class TimerStore {
     return { book: new TimerBook(), notice: `${what}. It was kept as ${backup}; your timers were not restored.` };
   }
 
-  /** Atomic replace: a crash leaves the old file or the new one, never a torn one. */
+  /** Atomic replace (as settings are written): a crash leaves the old file or the new one, never a torn one. */
   private async write(text: string): Promise<void> {
-    // Same folder as the target, so the rename cannot cross file systems.
-    const tmp = join(this.dir, `.${TIMERS_FILE}.${process.pid}.${randomUUID()}.tmp`);
     try {
-      await mkdir(this.dir, { recursive: true });
-      const handle = await open(tmp, 'wx');
-      try {
-        await handle.writeFile(text, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(tmp, this.filePath);
+      await writeFileAtomic(this.filePath, text);
     } catch (e) {
-      await unlink(tmp).catch(() => undefined);
       throw new UserError(`Could not save timers to ${this.filePath}: ${(e as Error).message}`, 'timers-write-failed');
     }
-    await syncDir(this.dir);
   }
 }
 
