@@ -10,8 +10,10 @@ import type { ModelKind } from '../native-models/types';
 import type { Settings } from './settings/schema';
 import type { FileProgress } from '../native-models/downloader';
 import type { SetupPlan } from '../native-models/setup-plan';
+import { SESSION_ID, type HistorySession, type HistorySessionInfo, type LogSummary } from './history/log-format';
 
 export type { FileProgress, SetupPlan, TimerView };
+export type { HistorySession, HistorySessionInfo, LogSummary };
 
 export const IPC = {
   /** renderer -> main (send): one frame of 16 kHz mono microphone audio, a Float32Array. */
@@ -89,7 +91,10 @@ export interface ModelStatus {
 }
 
 /** Where the LLM runs, as the models panel shows it. */
-export type LlmStatus = Pick<LlmInfo, 'backend' | 'gpuDevices' | 'gpuLayers' | 'totalLayers' | 'contextSize' | 'softwareGpuSkipped'>;
+export type LlmStatus = Pick<LlmInfo, 'backend' | 'gpuDevices' | 'gpuLayers' | 'totalLayers' | 'contextSize' | 'softwareGpuSkipped'> & {
+  /** With backend 'server': where the model runs, and the local model that stands in when it fails (null: none installed). */
+  server?: { baseUrl: string; model: string; fallback: string | null };
+};
 
 /** First run: what must be downloaded, and how that is going. */
 export interface SetupStatus extends SetupPlan {
@@ -118,6 +123,8 @@ export interface AppStatus {
   listening: boolean;
   models: ModelStatus[];
   llm: LlmStatus | null;
+  /** The LLM server's API key: whether one is stored and how it is protected (the key itself never reaches the window). */
+  apiKey: { stored: boolean; protection: string };
   /** Why the assistant is not available, and what to do about it. */
   error: string | null;
 }
@@ -135,7 +142,19 @@ export interface Snapshot {
 export type Request =
   | { type: 'get-snapshot' }
   | { type: 'update-settings'; patch: unknown }
-  | { type: 'reset-settings' };
+  | { type: 'reset-settings' }
+  /** The LLM server's model list, at `baseUrl` (default: the one in settings), with the stored key. */
+  | { type: 'llm-server-models'; baseUrl?: string }
+  /** Checks the address, key and model with the model list and a one-token answer (default: the settings' server). */
+  | { type: 'llm-server-test'; baseUrl?: string; model?: string }
+  /** Stores the LLM server's API key (encrypted), or removes it (null or ''). */
+  | { type: 'set-api-key'; key: string | null }
+  /** The conversation history (electron/history/): its sessions newest first, one session's turns, a summary, or delete it all. */
+  | { type: 'history-sessions' }
+  | { type: 'history-session'; id: string }
+  /** `since`: an ISO date or time; only turns that ended at or after it. */
+  | { type: 'history-summary'; since?: string }
+  | { type: 'clear-history' };
 
 /** `update-settings` answers with the new settings, or why the patch was refused (nothing saved). */
 export type SettingsUpdateResult = { ok: true; settings: Settings } | { ok: false; error: string };
@@ -144,7 +163,17 @@ export interface Responses {
   'get-snapshot': Snapshot;
   'update-settings': SettingsUpdateResult;
   'reset-settings': SettingsUpdateResult;
+  'llm-server-models': { ok: true; models: string[] } | { ok: false; error: string };
+  'llm-server-test': { ok: true; models: string[]; firstTokenMs: number } | { ok: false; error: string };
+  'set-api-key': { ok: true; stored: boolean } | { ok: false; error: string };
+  'history-sessions': HistoryResult<{ sessions: HistorySessionInfo[] }>;
+  'history-session': HistoryResult<{ session: HistorySession }>;
+  'history-summary': HistoryResult<{ summary: LogSummary }>;
+  'clear-history': HistoryResult;
 }
+
+/** History requests answer with their data, or why they could not (a file error, an unknown session). */
+export type HistoryResult<T = unknown> = ({ ok: true } & T) | { ok: false; error: string };
 export type ResponseOf<R extends Request> = Responses[R['type']];
 
 /** Everything main tells the renderer besides audio. */
@@ -154,7 +183,9 @@ export type AppEvent =
   | { type: 'status'; status: AppStatus }
   | { type: 'notice'; level: 'info' | 'error'; message: string }
   /** First-run download progress, per file. */
-  | { type: 'download'; progress: FileProgress };
+  | { type: 'download'; progress: FileProgress }
+  /** A turn was added to the conversation history: `turns` logged so far in session `session`. */
+  | { type: 'history'; session: string; turns: number };
 
 /** What the renderer talks to: `window.assistant` in the app, a WebSocket client in a browser. */
 export interface AssistantApi {
@@ -223,11 +254,18 @@ export function parseCommand(v: unknown): Parsed<Command> {
   }
 }
 
+/** Null when `value` is absent or text of at most `max` characters; else the error. */
+function optionalText(value: unknown, name: string, max: number): string | null {
+  return value === undefined || (typeof value === 'string' && value.length <= max) ? null : `"${name}" must be text of at most ${max} characters`;
+}
+
 export function parseRequest(v: unknown): Parsed<Request> {
   if (!isRecord(v) || typeof v.type !== 'string') return { ok: false, error: 'a request must be an object with a "type"' };
   switch (v.type) {
     case 'get-snapshot':
-    case 'reset-settings': {
+    case 'reset-settings':
+    case 'history-sessions':
+    case 'clear-history': {
       const extra = onlyKeys(v, ['type'], v.type);
       return extra ? { ok: false, error: extra } : { ok: true, value: { type: v.type } };
     }
@@ -235,6 +273,39 @@ export function parseRequest(v: unknown): Parsed<Request> {
       const extra = onlyKeys(v, ['type', 'patch'], v.type);
       // The patch itself is validated field by field against the settings schema.
       return extra ? { ok: false, error: extra } : { ok: true, value: { type: v.type, patch: v.patch } };
+    }
+    case 'llm-server-models': {
+      const extra = onlyKeys(v, ['type', 'baseUrl'], v.type) ?? optionalText(v.baseUrl, 'baseUrl', 2000);
+      return extra ? { ok: false, error: extra } : { ok: true, value: { type: v.type, ...(typeof v.baseUrl === 'string' ? { baseUrl: v.baseUrl } : {}) } };
+    }
+    case 'llm-server-test': {
+      const extra = onlyKeys(v, ['type', 'baseUrl', 'model'], v.type) ?? optionalText(v.baseUrl, 'baseUrl', 2000) ?? optionalText(v.model, 'model', 200);
+      if (extra) return { ok: false, error: extra };
+      return { ok: true, value: { type: v.type, ...(typeof v.baseUrl === 'string' ? { baseUrl: v.baseUrl } : {}), ...(typeof v.model === 'string' ? { model: v.model } : {}) } };
+    }
+    case 'set-api-key': {
+      const extra = onlyKeys(v, ['type', 'key'], v.type);
+      if (extra) return { ok: false, error: extra };
+      // The message never repeats the value: it is a secret.
+      return v.key === null || (typeof v.key === 'string' && v.key.length <= 4096)
+        ? { ok: true, value: { type: v.type, key: v.key } }
+        : { ok: false, error: 'set-api-key: "key" must be text of at most 4096 characters, or null to remove it' };
+    }
+    case 'history-session': {
+      const extra = onlyKeys(v, ['type', 'id'], v.type);
+      if (extra) return { ok: false, error: extra };
+      // Only the id's own shape passes: it never names a path (the controller also checks that it is listed).
+      return typeof v.id === 'string' && SESSION_ID.test(v.id)
+        ? { ok: true, value: { type: v.type, id: v.id } }
+        : { ok: false, error: 'history-session: "id" must be a session id from history-sessions' };
+    }
+    case 'history-summary': {
+      const extra = onlyKeys(v, ['type', 'since'], v.type);
+      if (extra) return { ok: false, error: extra };
+      if (v.since === undefined) return { ok: true, value: { type: v.type } };
+      return typeof v.since === 'string' && v.since.length <= 64 && !Number.isNaN(Date.parse(v.since))
+        ? { ok: true, value: { type: v.type, since: v.since } }
+        : { ok: false, error: 'history-summary: "since" must be a date or time such as "2026-12-01" or "2026-12-01T08:00:00Z"' };
     }
     default:
       return { ok: false, error: `request ${JSON.stringify(v.type).slice(0, 40)} is not a known request` };

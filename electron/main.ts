@@ -19,6 +19,8 @@ import { startupFailure } from './startup-failure';
 import { appProtocolResponse } from './static-files';
 import { settleWithin } from './time-limit';
 import { APP_PAGE_URL, APP_SCHEME, hardenWebContents, isAppUrl, pageIdentity, secureSession, secureWebPreferences } from './window-policy';
+import { EncryptedFile } from './secrets/secret-store';
+import { safeStorageCipher } from './secrets/safe-storage';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -128,8 +130,11 @@ async function start(): Promise<void> {
     modelRoots: (s) => searchOrder({ explicit: s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: bundledModelsDir() }),
     audioSink: () => audioSink,
     downloadRoot: defaultUserModelsDir(),
+    appVersion: app.getVersion(),
     // Chromium's network stack: system, PAC and authenticating proxies apply to model downloads too.
     fetch: (url, init) => net.fetch(url, init),
+    // The LLM server's API key, encrypted by the OS keychain / DPAPI / desktop keyring; never in settings.json.
+    secrets: new EncryptedFile(path.join(app.getPath('userData'), 'llm-api-key.enc'), safeStorageCipher),
   });
   controller = c;
   secureSession(session.defaultSession, appUrl, (contents) => win !== null && !win.isDestroyed() && contents === win.webContents);

@@ -75,10 +75,13 @@ export async function planSetup(
   catalog: readonly ModelEntry[],
   roots: string[],
   hardware: () => Promise<Hardware>,
-  opts: { optionalAlone?: boolean } = {},
+  opts: { optionalAlone?: boolean; notNeeded?: readonly ModelKind[] } = {},
 ): Promise<SetupPlan | null> {
   const missing: ModelKind[] = [];
-  for (const kind of [...REQUIRED_KINDS, ...OPTIONAL_KINDS]) if ((await installedModels(kind, roots, catalog)).length === 0) missing.push(kind);
+  for (const kind of [...REQUIRED_KINDS, ...OPTIONAL_KINDS]) {
+    if (opts.notNeeded?.includes(kind)) continue;
+    if ((await installedModels(kind, roots, catalog)).length === 0) missing.push(kind);
+  }
   if (!missing.some((k) => opts.optionalAlone || !isOptionalKind(k))) return null;
   let recommendation: Recommendation | null = null;
   const models: PlannedModel[] = [];

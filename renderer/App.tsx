@@ -1,7 +1,8 @@
-/** The window: conversation, controls and timers on the left; latency, endpoint tuning, settings and models on the right. */
+/** The window: conversation, controls and timers on the left; latency, endpoint tuning, settings, models and history on the right. */
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { Controls } from './components/Controls';
 import { FirstRun } from './components/FirstRun';
+import { History } from './components/History';
 import { Conversation } from './components/Conversation';
 import { EndpointTuning } from './components/EndpointTuning';
 import { Latency } from './components/Latency';
@@ -16,6 +17,7 @@ const TABS = [
   { id: 'tuning', label: 'Endpointing', render: () => <EndpointTuning /> },
   { id: 'settings', label: 'Settings', render: () => <SettingsPanel /> },
   { id: 'models', label: 'Models', render: () => <ModelsPanel /> },
+  { id: 'history', label: 'History', render: () => <History /> },
 ] as const;
 
 type TabId = (typeof TABS)[number]['id'];

@@ -129,6 +129,9 @@ export const useUi = create<UiState>()((set, get) => ({
       case 'download':
         set((s) => ({ downloads: { ...s.downloads, [`${e.progress.modelId}/${e.progress.file}`]: e.progress } }));
         return;
+      case 'history':
+        // The History tab asks for what it shows; the store keeps nothing of it.
+        return;
       case 'pipeline':
         break;
     }

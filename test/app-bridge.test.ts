@@ -59,6 +59,31 @@ describe('the IPC contract validates what the renderer sends', () => {
     assert.equal(r.ok, false);
   });
 
+  it('validates the LLM server requests, never echoing a key', () => {
+    for (const r of [
+      { type: 'llm-server-models' },
+      { type: 'llm-server-models', baseUrl: 'http://localhost:11434/v1' },
+      { type: 'llm-server-test', baseUrl: 'http://h/v1', model: 'm' },
+      { type: 'set-api-key', key: 'sk-1' },
+      { type: 'set-api-key', key: null },
+    ]) assert.deepEqual(parseRequest(r), { ok: true, value: r });
+    const bad: [unknown, RegExp][] = [
+      [{ type: 'llm-server-models', baseUrl: 3 }, /"baseUrl" must be text/],
+      [{ type: 'llm-server-test', model: 'x'.repeat(201) }, /"model" must be text of at most 200/],
+      [{ type: 'llm-server-test', key: 'k' }, /unknown field\(s\) "key"/],
+      [{ type: 'set-api-key' }, /"key" must be text of at most 4096 characters, or null/],
+      [{ type: 'set-api-key', key: 'sk-secret'.repeat(600) }, /"key" must be text/],
+    ];
+    for (const [input, message] of bad) {
+      const r = parseRequest(input);
+      assert.equal(r.ok, false, JSON.stringify(input).slice(0, 80));
+      if (!r.ok) {
+        assert.match(r.error, message);
+        assert.ok(!r.error.includes('sk-secret'));
+      }
+    }
+  });
+
   it('assistant audio survives the binary wire format', () => {
     const samples = Float32Array.from([0, 0.5, -0.25, 1]);
     const a = decodeAudio(encodeAudio({ samples, sampleRate: 22050, from: 1234.5, startMs: 9876.25 }));

@@ -103,6 +103,11 @@ describe('the app controller on the real engines', () => {
     assert.ok(audio.length > 0, 'audio was sent');
     for (let i = 1; i < audio.length; i++) assert.ok(audio[i]!.from >= audio[i - 1]!.from, 'stream positions never go back');
     assert.equal(audio[0]!.from, 0);
+    // The turn is in the data folder's conversation history, and the window is told so.
+    const logged = await until('the history event', () => events.find((e) => e.type === 'history'));
+    const history = await controller.request({ type: 'history-sessions' });
+    assert.ok(history.ok && 'sessions' in history, JSON.stringify(history));
+    assert.deepEqual(history.sessions.map((s) => [s.id, s.turns, s.current]), [[logged.type === 'history' ? logged.session : '', 1, true]]);
   });
 
   it('with the microphone off, frames are ignored; interrupt stops an answer and tells the player', async () => {

@@ -8,6 +8,7 @@ const CLIS = {
   models: 'electron/cli/models.ts',
   bench: 'electron/cli/bench.ts',
   'dev:web': 'electron/cli/dev-web.ts',
+  log: 'electron/cli/log.ts',
 };
 
 describe('--help on every CLI', () => {

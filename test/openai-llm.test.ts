@@ -135,6 +135,10 @@ describe('OpenAiCompatibleLlm against a real server (stories260K)', () => {
     const e = await rejection(down.generate(ask('Hello.'), { maxTokens: 8, temperature: 0, onText: () => {} }), LLM_SERVER_ERROR.unreachable);
     assert.match(e.message, /^Cannot reach the LLM server at http:\/\/127\.0\.0\.1:\d+\/v1: connection refused \(ECONNREFUSED\)\. Is it running\?$/);
     await rejection(listModels(baseUrl, KEY), LLM_SERVER_ERROR.unreachable);
+    // A password in the address is not repeated either.
+    const withUser = baseUrl.replace('http://', 'http://me:hunter2@');
+    const e2 = await rejection(listModels(withUser), LLM_SERVER_ERROR.unreachable);
+    assert.ok(!e2.message.includes('hunter2') && e2.message.includes('http://127.0.0.1:'), e2.message);
   });
 
   test('401: the key is refused (and never repeated, even when the server echoes it)', async () => {

@@ -45,8 +45,15 @@ export interface OpenAiTestServer {
   failWith(status: number, body: string | object): void;
   /** The next completion's socket is destroyed once this many characters of answer were sent. */
   breakAfter(nChars: number): void;
+  /**
+   * The next completion sends this many characters, then an error event (a 500, as llama.cpp's
+   * server and vLLM report a failure after the stream has begun) and ends the response.
+   */
+  errorAfter(nChars: number): void;
   /** Completions wait this long (after their headers) before the first token; 0 turns it off. */
   delayFirstTokenMs(ms: number): void;
+  /** Completions send one piece of text every `ms` (a server on a slow GPU); 0 sends them as made. */
+  paceTokensMs(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -64,7 +71,9 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
   const requests: ServedRequest[] = [];
   let failure: { status: number; body: string } | null = null;
   let breakAt: number | null = null;
+  let cutWith: 'break' | 'error' = 'break';
   let firstTokenDelay = 0;
+  let tokenPace = 0;
   // One engine answers one request at a time, like a server with a single slot: the rest queue.
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -107,7 +116,7 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
         if (body.model !== model) {
           return json(res, 404, { error: { message: `model '${String(body.model)}' not found`, type: 'not_found_error', code: 'model_not_found' } });
         }
-        const cut = breakAt;
+        const cut = breakAt === null ? null : { at: breakAt, with: cutWith };
         breakAt = null;
         const run = () => complete(res, body, cut, firstTokenDelay, served, () => (broken = true));
         const turn = queue.then(run);
@@ -119,7 +128,7 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
   });
 
   /** Streams one answer from the engine as chat.completion.chunk events (or one JSON answer). */
-  async function complete(res: http.ServerResponse, body: CompletionRequest, cut: number | null, delay: number, served: ServedRequest, markBroken: () => void): Promise<void> {
+  async function complete(res: http.ServerResponse, body: CompletionRequest, cut: { at: number; with: 'break' | 'error' } | null, delay: number, served: ServedRequest, markBroken: () => void): Promise<void> {
     if (res.destroyed) return;
     const ac = new AbortController();
     res.on('close', () => ac.abort());
@@ -136,28 +145,44 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
       res.write(chunk({ role: 'assistant', content: '' }, null));
     }
     let sent = 0;
+    let paced = Promise.resolve();
+    const pace = tokenPace;
     const generated = engine.generate(messages, {
       signal: ac.signal,
       maxTokens: body.max_tokens ?? 256,
       temperature: body.temperature ?? 0.8,
       onText: (delta) => {
         if (!stream || ac.signal.aborted) return;
-        if (cut !== null && sent + delta.length >= cut) {
-          // Send exactly `cut` characters, then drop the connection once they are on the wire. The
-          // pause lets the client read them first: a fetch body that errors drops what it has queued.
-          markBroken();
-          ac.abort();
-          res.write(chunk({ content: delta.slice(0, cut - sent) }, null), () => setTimeout(() => res.socket?.destroy(), 50));
-          sent = cut;
-          return;
-        }
-        sent += delta.length;
-        res.write(chunk({ content: delta }, null));
+        if (pace <= 0) return write(delta);
+        paced = paced.then(async () => {
+          await sleep(pace, ac.signal);
+          if (!ac.signal.aborted) write(delta);
+        });
       },
     });
+    function write(delta: string): void {
+      if (cut !== null && sent + delta.length >= cut.at) {
+        ac.abort();
+        const part = chunk({ content: delta.slice(0, cut.at - sent) }, null);
+        sent = cut.at;
+        if (cut.with === 'error') {
+          res.write(part);
+          res.end(`data: ${JSON.stringify({ error: { code: 500, message: 'the model crashed (test fault)', type: 'server_error' } })}\n\n`);
+          return;
+        }
+        // Send exactly `cut` characters, then drop the connection once they are on the wire. The
+        // pause lets the client read them first: a fetch body that errors drops what it has queued.
+        markBroken();
+        res.write(part, () => setTimeout(() => res.socket?.destroy(), 50));
+        return;
+      }
+      sent += delta.length;
+      res.write(chunk({ content: delta }, null));
+    }
     served.generated = generated;
     const r = await generated;
-    if (ac.signal.aborted || res.destroyed) return;
+    await paced;
+    if (ac.signal.aborted || res.destroyed || res.writableEnded) return;
     const finish = r.stopReason === 'maxTokens' ? 'length' : 'stop';
     if (stream) {
       res.write(chunk({}, finish));
@@ -175,8 +200,16 @@ export async function startOpenAiServer(opts: OpenAiServerOptions = {}): Promise
     engine,
     requests,
     failWith: (status, body) => (failure = { status, body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    breakAfter: (n) => (breakAt = n),
+    breakAfter: (n) => {
+      breakAt = n;
+      cutWith = 'break';
+    },
+    errorAfter: (n) => {
+      breakAt = n;
+      cutWith = 'error';
+    },
     delayFirstTokenMs: (ms) => (firstTokenDelay = ms),
+    paceTokensMs: (ms) => (tokenPace = ms),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -209,6 +242,7 @@ function json(res: http.ServerResponse, status: number, body: object): void {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
     const t = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
     function done() {

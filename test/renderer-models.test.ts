@@ -5,7 +5,7 @@ import type { TurnReport } from '../electron/pipeline/report';
 import { latencyOf } from '../electron/pipeline/report';
 import { replayEndpointing, type VadPoint } from '../renderer/model/endpoint-replay';
 import { percentile } from '../electron/pipeline/stats';
-import { inputGainLabel, modelLine, plannedKindLabel } from '../renderer/model/labels';
+import { inputGainLabel, llmLine, modelLine, plannedKindLabel, serverHost } from '../renderer/model/labels';
 import { DEFAULT_CATALOG } from '../native-models/catalog';
 import { optionalMissingLine } from '../native-models/setup-plan';
 import { summarize, waterfall } from '../renderer/model/latency';
@@ -110,7 +110,7 @@ function report(t: Partial<TurnReport['timings']>): TurnReport {
   const timings = { speechStartMs: 0, speechEndMs: 1000, endOfTurnMs: 1600, sttFinalMs: 1610, llmFirstTokenMs: 1650, firstClauseMs: 1700, firstAudioMs: 1730, lastAudioMs: 3000, ...t };
   return {
     index: 0, userText: 'hi', assistantText: 'hello', heardText: 'hello', interrupted: false, endReason: 'silence', bargeIn: null,
-    holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, command: null, llmUsed: true, prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings),
+    holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, command: null, llmUsed: true, llm: { provider: 'local', fallback: false, error: null }, prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings),
     engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 },
   };
 }
@@ -202,6 +202,18 @@ describe('timers panel', () => {
   it('ringing ones come first, then the soonest', () => {
     const t = (id: string, dueAtMs: number, ringing = false) => ({ id, kind: 'timer' as const, name: null, durationMs: 1000, dueAtMs, ringing });
     assert.deepEqual(sortTimers([t('a', 300), t('b', 100), t('c', 500, true)]).map((x) => x.id), ['c', 'b', 'a']);
+  });
+});
+
+describe('where the LLM runs, in the status bar', () => {
+  it('names the GPU backend and layers, the CPU alone, or the server\'s model and host', () => {
+    assert.equal(llmLine({ backend: 'cuda', gpuLayers: 33, totalLayers: 33 }), 'LLM on CUDA · 33/33 layers');
+    assert.equal(llmLine({ backend: 'cpu', gpuLayers: 0, totalLayers: 33 }), 'LLM on CPU');
+    assert.equal(
+      llmLine({ backend: 'server', gpuLayers: 0, totalLayers: 0, server: { baseUrl: 'http://gpu-box.local:11434/v1', model: 'llama3.2:3b' } }),
+      'LLM llama3.2:3b on gpu-box.local:11434',
+    );
+    assert.equal(serverHost('not a url'), 'not a url');
   });
 });
 

@@ -35,9 +35,12 @@ import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { RendererOutput, type AudioSink } from '../renderer-output';
 import { SettingsStore } from '../settings/file';
-import type { Settings } from '../settings/schema';
+import { OwnerOnlyFile, type SecretStore } from '../secrets/secret-store';
+import { listModels, testConnection, type OpenAiLlmOptions } from '../engines/openai-llm';
+import { mergeSettings, withoutSecrets, type DeepPartial, type Settings } from '../settings/schema';
 import { TimerBook } from '../timers/timer-book';
 import { TimerStore } from '../timers/timer-store';
+import { HistoryRecorder } from '../history/recorder';
 
 export interface ControllerOptions {
   /** settings.json, created on the first change. */
@@ -57,15 +60,20 @@ export interface ControllerOptions {
   clock?: Clock;
   /** Where timers.json lives (default: the folder of settingsFile, the app's data folder). */
   dataDir?: string;
+  /** The app's version, logged with each turn of the conversation history (the app passes its own). */
+  appVersion?: string;
+  /** Where the LLM server's API key is kept (default: an owner-only file in dataDir; the app passes safeStorage). */
+  secrets?: SecretStore;
 }
 
 const KINDS: readonly ModelKind[] = ['vad', 'stt', 'tts', 'llm', 'turn'];
 
 /** Settings that only take effect when the models are loaded again. */
 function needsReload(a: Settings, b: Settings): boolean {
-  const keys = ['gpuLayers', 'contextSize', 'threads', 'gpu'] as const;
+  const keys = ['gpuLayers', 'contextSize', 'threads', 'gpu', 'provider'] as const;
   return (
     keys.some((k) => a.llm[k] !== b.llm[k]) ||
+    (b.llm.provider === 'openai-compatible' && (a.llm.server.baseUrl !== b.llm.server.baseUrl || a.llm.server.model !== b.llm.server.model)) ||
     (['dir', 'vad', 'stt', 'llm', 'tts', 'turn'] as const).some((k) => a.models[k] !== b.models[k])
   );
 }
@@ -87,7 +95,16 @@ export class AssistantController {
   private engines: LoadedEngines | null = null;
   private pipeline: VoicePipeline | null = null;
   private unsubscribe: (() => void) | null = null;
-  private status: AppStatus = { phase: 'starting', setup: null, listening: true, models: KINDS.map((kind) => ({ kind, state: 'waiting' })), llm: null, error: null };
+  private status: AppStatus = {
+    phase: 'starting',
+    setup: null,
+    listening: true,
+    models: KINDS.map((kind) => ({ kind, state: 'waiting' })),
+    llm: null,
+    apiKey: { stored: false, protection: '' },
+    error: null,
+  };
+  private readonly secrets: SecretStore;
   private readonly catalog: readonly ModelEntry[];
   private download: AbortController | null = null;
   private readonly notices: string[] = [];
@@ -104,12 +121,21 @@ export class AssistantController {
   /** The timers list the window was last sent, as JSON (a window starts with none). */
   private timersSent = '[]';
   private readonly timersTicker: ReturnType<typeof setInterval>;
+  /** Every turn, logged in the data folder's history/ (electron/history/). */
+  private readonly history: HistoryRecorder;
 
   constructor(private readonly options: ControllerOptions) {
     this.clock = options.clock ?? new RealtimeClock();
     this.catalog = options.catalog ?? ALL_MODELS;
     this.store = new SettingsStore(options.settingsFile);
+    this.secrets = options.secrets ?? new OwnerOnlyFile(path.join(options.dataDir ?? path.dirname(options.settingsFile), API_KEY_FILE));
     this.timerStore = new TimerStore(options.dataDir ?? path.dirname(options.settingsFile));
+    this.history = new HistoryRecorder(path.join(options.dataDir ?? path.dirname(options.settingsFile), 'history'), {
+      app: options.appVersion ?? '0.0.0-dev',
+      catalog: this.catalog,
+      onLogged: (session, turns) => this.emit({ type: 'history', session, turns }),
+      onError: (message) => this.notice('error', message),
+    });
     this.output = new RendererOutput(options.audioSink, this.clock);
     this.ticker = setInterval(() => this.pipeline?.tick(), TICK_INTERVAL_MS);
     this.ticker.unref?.();
@@ -117,8 +143,9 @@ export class AssistantController {
     this.timersTicker.unref?.();
   }
 
+  /** The settings as the window may see them: never with an API key. */
   get settings(): Settings {
-    return this.store.current;
+    return withoutSecrets(this.store.current);
   }
 
   on(fn: (e: AppEvent) => void): () => void {
@@ -147,7 +174,9 @@ export class AssistantController {
   async start(): Promise<void> {
     const { notice } = await this.store.load();
     if (notice) this.notice('error', notice, true);
-    this.emit({ type: 'settings', settings: this.store.current });
+    await this.moveKeyOutOfSettings();
+    await this.refreshKeyStatus();
+    this.emit({ type: 'settings', settings: this.settings });
     // Loaded once, before the first pipeline: it fires anything that fell due while the app was closed.
     const timers = await this.timerStore.load();
     this.timerBook = timers.book;
@@ -219,6 +248,7 @@ export class AssistantController {
         (kind, phase, model) =>
           this.setModel(kind, phase === 'loading' ? { state: 'loading' } : { state: 'ready', id: model?.id, name: model?.name, loadMs: model?.loadMs, ...(typeof model?.layout === 'string' ? { layout: model.layout } : {}) }),
         this.catalog,
+        { apiKey: this.store.current.llm.provider === 'openai-compatible' ? await this.readKey() : null, fetch: this.options.fetch },
       );
     } catch (err) {
       // Models are looked up before any loads, so a missing one fails fast: offer to download it.
@@ -234,6 +264,7 @@ export class AssistantController {
     }
     this.engines = engines;
     this.reportTurnModel(engines);
+    if (engines.llmError) this.notice('error', `${engines.llmError.message} The server answers alone: a turn it fails gets no answer.`, true);
     const info = engines.llm.info;
     const pipeline = new VoicePipeline(engines, this.output, this.clock, () => this.store.current, {
       keepReports: KEEP_REPORTS,
@@ -244,6 +275,7 @@ export class AssistantController {
       // A ring marks the entry fired in the book without a change callback: stored too, so a restart does not ring it again.
       if (event.type === 'timer') this.saveTimers();
       if (event.type === 'timers') this.timersSent = JSON.stringify(event.timers);
+      if (event.type === 'turn') void this.history.record(event.report, this.store.current, engines.models);
       this.emit({ type: 'pipeline', event });
     });
     this.pipeline = pipeline;
@@ -256,8 +288,83 @@ export class AssistantController {
         totalLayers: info.totalLayers,
         contextSize: info.contextSize,
         softwareGpuSkipped: info.softwareGpuSkipped,
+        ...(info.backend === 'server' ? { server: serverStatus(this.store.current, engines) } : {}),
       },
     });
+  }
+
+  /** The key from its store; an unreadable store is shown, and the server is then asked without one. */
+  private async readKey(): Promise<string | null> {
+    try {
+      return await this.secrets.get();
+    } catch (err) {
+      this.notice('error', messageOf(err, 'Could not read the API key'), true);
+      return null;
+    }
+  }
+
+  private async refreshKeyStatus(): Promise<void> {
+    let stored = false;
+    try {
+      stored = (await this.secrets.get()) !== null;
+    } catch {
+      // reported by readKey when the key is needed
+    }
+    const apiKey = { stored, protection: this.secrets.protection };
+    // Before the first load the window has not been told anything yet: the snapshot carries it.
+    if (this.status.phase === 'starting') this.status = { ...this.status, apiKey };
+    else this.setStatus({ apiKey });
+  }
+
+  /** A key written into settings.json by hand goes to the key store, and out of the file. */
+  private async moveKeyOutOfSettings(): Promise<void> {
+    const key = this.store.current.llm.server.apiKey;
+    if (key === undefined) return;
+    try {
+      if (key) await this.secrets.set(key);
+      await this.store.replace(withoutSecrets(this.store.current));
+      if (key) this.notice('info', `The API key found in settings.json was moved out of it: it is now ${this.secrets.protection}.`);
+    } catch (err) {
+      this.notice('error', messageOf(err, 'Could not move the API key out of settings.json'), true);
+    }
+  }
+
+  /** Stores or removes the key; a server in use is reconnected with it. */
+  private async setKey(key: string | null, reload = true): Promise<{ ok: true; stored: boolean } | { ok: false; error: string }> {
+    try {
+      await this.secrets.set(key);
+    } catch (err) {
+      return { ok: false, error: messageOf(err, 'Could not store the API key') };
+    }
+    await this.refreshKeyStatus();
+    if (reload && this.store.current.llm.provider === 'openai-compatible') void this.reload();
+    return { ok: true, stored: this.status.apiKey.stored };
+  }
+
+  /** The server at `baseUrl` (default: the settings'), with the stored key. */
+  private async serverTarget(baseUrl: string | undefined, model: string | undefined): Promise<OpenAiLlmOptions> {
+    const server = this.store.current.llm.server;
+    const key = await this.secrets.get();
+    return { baseUrl: baseUrl ?? server.baseUrl, model: model ?? server.model, ...(key ? { apiKey: key } : {}), ...(this.options.fetch ? { fetch: this.options.fetch } : {}) };
+  }
+
+  private async serverModels(baseUrl: string | undefined): Promise<Responses['llm-server-models']> {
+    try {
+      const t = await this.serverTarget(baseUrl, undefined);
+      return { ok: true, models: await listModels(t.baseUrl, t.apiKey, t.fetch) };
+    } catch (err) {
+      return { ok: false, error: messageOf(err, 'Could not list the server\'s models') };
+    }
+  }
+
+  private async serverTest(baseUrl: string | undefined, model: string | undefined): Promise<Responses['llm-server-test']> {
+    try {
+      const t = await this.serverTarget(baseUrl, model);
+      if (!t.model) return { ok: false, error: 'Choose a model first: the test asks it for one word.' };
+      return { ok: true, ...(await testConnection({ ...t, timeoutMs: SERVER_TEST_TIMEOUT_MS })) };
+    } catch (err) {
+      return { ok: false, error: messageOf(err, 'The connection test failed') };
+    }
   }
 
   /** The end-of-turn model is optional: missing, it is only explained; broken, it is reported, and the assistant runs without it. */
@@ -278,7 +385,8 @@ export class AssistantController {
     const detect = this.options.detectHardware ?? (async () => (await import('../engines/hardware')).detectHardware());
     let plan;
     try {
-      plan = await planSetup(this.catalog, roots, detect);
+      // A server runs the language model: none is downloaded for it (an installed one is its fallback).
+      plan = await planSetup(this.catalog, roots, detect, { notNeeded: this.store.current.llm.provider === 'openai-compatible' ? ['llm'] : [] });
     } catch (err) {
       this.setStatus({ phase: 'error', error: messageOf(err, 'Could not work out which models to download') });
       return true;
@@ -404,7 +512,7 @@ export class AssistantController {
   }
 
   snapshot(): Snapshot {
-    return { settings: this.store.current, status: this.status, notices: [...this.notices], timers: this.timerViews() };
+    return { settings: this.settings, status: this.status, notices: [...this.notices], timers: this.timerViews() };
   }
 
   /** One microphone frame from the renderer; anything that is not one is dropped. */
@@ -484,13 +592,42 @@ export class AssistantController {
       case 'get-snapshot':
         return this.snapshot();
       case 'update-settings':
-        return this.changeSettings(() => this.store.update(r.patch));
+        return this.updateSettings(r.patch);
       case 'reset-settings':
         return this.changeSettings(() => this.store.reset());
+      case 'history-sessions':
+        return this.history.sessions();
+      case 'history-session':
+        return this.history.session(r.id);
+      case 'history-summary':
+        return this.history.summary(r.since);
+      case 'clear-history':
+        return this.history.clear();
+      case 'llm-server-models':
+        return this.serverModels(r.baseUrl);
+      case 'llm-server-test':
+        return this.serverTest(r.baseUrl, r.model);
+      case 'set-api-key':
+        return this.setKey(r.key);
     }
   }
 
-  private async changeSettings(change: () => Promise<Settings>): Promise<SettingsUpdateResult> {
+  /** A patch from the window; an API key in it goes to the key store, never into settings.json. */
+  private async updateSettings(patch: unknown): Promise<SettingsUpdateResult> {
+    const { key, rest } = takeKey(patch);
+    if (key === undefined) return this.changeSettings(() => this.store.update(rest));
+    try {
+      // The rest is checked before the key is stored: an invalid patch changes nothing.
+      mergeSettings(this.store.current, rest as DeepPartial<Settings>);
+    } catch (err) {
+      return { ok: false, error: messageOf(err, 'Invalid settings') };
+    }
+    const stored = await this.setKey(key, false);
+    if (!stored.ok) return stored;
+    return this.changeSettings(() => this.store.update(rest), true);
+  }
+
+  private async changeSettings(change: () => Promise<Settings>, keyChanged = false): Promise<SettingsUpdateResult> {
     const before = this.store.current;
     let settings: Settings;
     try {
@@ -498,14 +635,14 @@ export class AssistantController {
     } catch (err) {
       return { ok: false, error: messageOf(err, 'Could not save the settings') };
     }
-    this.emit({ type: 'settings', settings });
+    this.emit({ type: 'settings', settings: withoutSecrets(settings) });
     // Endpointing, barge-in, voice and sampling settings are read live by the pipeline; these are not:
     if (before.llm.systemPrompt !== settings.llm.systemPrompt) this.pipeline?.conversation.setSystemPrompt(settings.llm.systemPrompt);
-    if (needsReload(before, settings)) {
+    if (needsReload(before, settings) || (keyChanged && settings.llm.provider === 'openai-compatible')) {
       this.notice('info', 'Reloading the models with the new settings…');
       void this.reload();
     }
-    return { ok: true, settings };
+    return { ok: true, settings: withoutSecrets(settings) };
   }
 
   async dispose(): Promise<void> {
@@ -516,8 +653,34 @@ export class AssistantController {
     await this.loading;
     await this.unload();
     await this.timerSave;
+    await this.history.flush();
     this.events.clear();
   }
+}
+
+/** The key file's name in the data folder (dev:web; the app's safeStorage store names its own). */
+export const API_KEY_FILE = 'llm-api-key';
+
+/** How long "test connection" waits for the server (a cold Ollama loads the model first). */
+const SERVER_TEST_TIMEOUT_MS = 60_000;
+
+
+/** Splits a settings patch into its API key (undefined when it has none) and the rest. */
+function takeKey(patch: unknown): { key: string | null | undefined; rest: unknown } {
+  const llm = (patch as { llm?: unknown })?.llm;
+  const server = (llm as { server?: unknown })?.server;
+  if (typeof server !== 'object' || server === null || !('apiKey' in server)) return { key: undefined, rest: patch };
+  const { apiKey, ...otherServer } = server as Record<string, unknown>;
+  // Anything but text or null stays in the patch, for validation to refuse (without echoing it).
+  if (typeof apiKey !== 'string' && apiKey !== null) return { key: undefined, rest: patch };
+  const key = apiKey;
+  const rest = { ...(patch as object), llm: { ...(llm as object), server: otherServer } };
+  return { key, rest };
+}
+
+function serverStatus(s: Settings, engines: LoadedEngines): { baseUrl: string; model: string; fallback: string | null } {
+  const fallback = (engines.models.llm as { fallback?: { id: string } | null }).fallback;
+  return { baseUrl: s.llm.server.baseUrl, model: s.llm.server.model, fallback: fallback?.id ?? null };
 }
 
 function messageOf(err: unknown, what: string): string {

@@ -15,6 +15,7 @@ import { readWavFile } from '../audio/wav';
 import { toMono16k } from '../audio/resample';
 import { instrument, newAccount, type EngineAccount } from '../bench/instrument';
 import { machineInfo, machineLine, rtf, type MachineInfo } from '../bench/machine';
+import { STAGE_ROWS, stageDistributions, turnStages, type StageDistributions } from '../bench/stages';
 import { readTurnCorpus } from '../bench/turn-corpus';
 import { tradeoffSvg } from '../bench/turn-svg';
 import { chartSeries, policySweep, runTurnBench, turnTable } from '../bench/turns';
@@ -37,19 +38,8 @@ const DEFAULT_CORPUS = path.resolve(here, '../../../shared/speech');
 const DEFAULT_TURN_CORPUS = path.join(DEFAULT_CORPUS, 'turns');
 
 export interface BenchResult {
-  stages: {
-    endpointMs: Distribution & { silenceMs: number; error: Distribution };
-    sttMs: Distribution;
-    llmTtftMs: Distribution;
-    ttsFirstAudioMs: Distribution;
-    voiceToVoiceMs: Distribution;
-    overheadMs: Distribution;
-    bargeInMs: Distribution;
-    /** End of turn to first audio, for turns whose prepared answer was used and for the others. */
-    afterEndMs: { prepared: Distribution; unprepared: Distribution };
-    /** How long before the end of turn a used prepared answer began. */
-    preparedLeadMs: Distribution;
-  };
+  /** Per stage over all turns (electron/bench/stages.ts); the endpoint also against the silence setting. */
+  stages: StageDistributions & { endpointMs: Distribution & { silenceMs: number; error: Distribution } };
   /** Turns whose answer was prepared during a pause and used, prepared and dropped, or not prepared. */
   prepared: { used: number; dropped: number; none: number };
   machine: MachineInfo;
@@ -101,36 +91,14 @@ async function runOnce(engines: Parameters<typeof instrument>[0], clips: Clip[],
   return perClip;
 }
 
-/** User speech start to playback stopped, for each answer the user's speech interrupted. */
-function bargeIns(reports: TurnReport[]): number[] {
-  return reports.flatMap(({ bargeIn: b }) => (b && b.speechStartMs !== null ? [b.playbackStoppedMs - b.speechStartMs] : []));
-}
-
-function overhead(r: TurnReport): number | null {
-  const { voiceToVoiceMs, endpointMs } = r.latency;
-  const e = r.engine;
-  if (voiceToVoiceMs === null || e.llmUntilFirstClauseMs === null || e.ttsFirstClauseMs === null) return null;
-  return voiceToVoiceMs - endpointMs - e.sttFinalDecodeMs - e.llmUntilFirstClauseMs - e.ttsFirstClauseMs;
-}
-
 function fmt(v: number | null, digits = 0): string {
   return v === null ? '—' : v.toFixed(digits);
 }
 
 function table(r: BenchResult, clips: number, turns: number): string {
-  const rows: [string, Distribution][] = [
-    ['endpoint (speech end → end of turn)', r.stages.endpointMs],
-    [`  error vs silenceMs ${r.stages.endpointMs.silenceMs}`, r.stages.endpointMs.error],
-    ['stt (end of turn → final text)', r.stages.sttMs],
-    ['llm first token', r.stages.llmTtftMs],
-    ['tts first audio (clause → audio)', r.stages.ttsFirstAudioMs],
-    ['voice to voice', r.stages.voiceToVoiceMs],
-    ['overhead (our code)', r.stages.overheadMs],
-    ['barge-in (speech → playback stopped)', r.stages.bargeInMs],
-    ['end of turn → first audio, prepared', r.stages.afterEndMs.prepared],
-    ['end of turn → first audio, not prepared', r.stages.afterEndMs.unprepared],
-    ['  prepared this long before the end', r.stages.preparedLeadMs],
-  ];
+  const rows: [string, Distribution][] = STAGE_ROWS.map(([name, pick]) => [name, pick(r.stages)]);
+  // The endpoint's error against the silence setting goes right under the endpoint.
+  rows.splice(1, 0, [`  error vs silenceMs ${r.stages.endpointMs.silenceMs}`, r.stages.endpointMs.error]);
   const w = Math.max(...rows.map(([n]) => n.length));
   const lines = [`${'stage (ms)'.padEnd(w)}  ${'n'.padStart(4)}  ${'median'.padStart(7)}  ${'p95'.padStart(7)}  ${'p99'.padStart(7)}  ${'max'.padStart(7)}`];
   for (const [name, d] of rows) {
@@ -193,42 +161,24 @@ Usage: ${USAGE}
   const engines = await loadEnginesFor(settings, values.models);
   const account = newAccount();
   const reports: TurnReport[] = [];
-  const barge: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
       const perClip = await runOnce(engines, clips, settings, account);
-      for (const r of perClip) {
-        reports.push(...r);
-        barge.push(...bargeIns(r));
-      }
+      for (const r of perClip) reports.push(...r);
       process.stderr.write(`run ${i + 1}/${runs}: ${perClip.flat().length} turns\n`);
     }
   } finally {
     await engines.dispose();
   }
   const silenceMs = settings.endpointing.silenceMs;
-  // Turns a pause ended (silence, or the end-of-turn model's verdict); the others (max length, end of
-  // input) waited for no pause. Only those ended by silence alone waited for silenceMs.
-  const byPause = reports.filter((r) => r.endReason === 'silence' || r.endReason === 'turn-model');
+  // Only turns ended by silence alone waited for silenceMs (the model's verdict or max length did not).
   const bySilence = reports.filter((r) => r.endReason === 'silence');
-  // A used prepared answer ran its engines during the pause: its stages overlap and are not comparable.
-  const sequential = reports.filter((r) => r.prepared !== 'used');
-  const used = reports.filter((r) => r.prepared === 'used');
-  const afterEnd = (r: TurnReport) => (r.timings.firstAudioMs === null ? null : r.timings.firstAudioMs - r.timings.endOfTurnMs);
+  const stages = stageDistributions(reports.map(turnStages));
+  const count = (p: TurnReport['prepared']) => reports.filter((r) => r.prepared === p).length;
   const llmInfo = engines.llm.info;
   const result: BenchResult = {
-    stages: {
-      endpointMs: { ...distribution(byPause.map((r) => r.latency.endpointMs)), silenceMs, error: distribution(bySilence.map((r) => r.latency.endpointMs - silenceMs)) },
-      sttMs: distribution(reports.map((r) => r.latency.sttMs)),
-      llmTtftMs: distribution(sequential.map((r) => r.latency.llmTtftMs)),
-      ttsFirstAudioMs: distribution(sequential.map((r) => r.latency.ttsFirstAudioMs)),
-      voiceToVoiceMs: distribution(reports.map((r) => r.latency.voiceToVoiceMs)),
-      overheadMs: distribution(sequential.map(overhead)),
-      bargeInMs: distribution(barge),
-      afterEndMs: { prepared: distribution(used.map(afterEnd)), unprepared: distribution(sequential.map(afterEnd)) },
-      preparedLeadMs: distribution(used.map((r) => r.preparedLeadMs)),
-    },
-    prepared: { used: used.length, dropped: reports.filter((r) => r.prepared === 'dropped').length, none: reports.filter((r) => r.prepared === 'none').length },
+    stages: { ...stages, endpointMs: { ...stages.endpointMs, silenceMs, error: distribution(bySilence.map((r) => r.latency.endpointMs - silenceMs)) } },
+    prepared: { used: count('used'), dropped: count('dropped'), none: count('none') },
     machine: machineInfo(llmInfo),
     models: {
       vad: { id: engines.models.vad.id, loadMs: engines.models.vad.loadMs, rtf: rtf(account.vad) },

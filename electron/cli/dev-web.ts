@@ -11,6 +11,7 @@ import { BridgeAudioSink, startWebBridge } from '../app/web-bridge';
 import { UserError } from '../errors';
 import { BUNDLED_MODELS_DIR, defaultUserDataDir, defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
 import { loadCatalogFile } from '../../native-models/catalog-file';
+import { packageVersion } from './app-version';
 import { parseCli, runCli } from './args';
 
 const USAGE = 'npm run dev:web -- [--port PORT] [--models DIR] [--settings FILE] [--catalog FILE]';
@@ -45,6 +46,7 @@ Usage: ${USAGE}
     // First-run downloads go to the folder given with --models, else the user's models folder.
     downloadRoot: path.resolve(values.models ?? defaultUserModelsDir()),
     ...(values.catalog ? { catalog: await loadCatalogFile(values.catalog) } : {}),
+    appVersion: await packageVersion(),
   });
   let bridge;
   try {

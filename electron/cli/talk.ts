@@ -2,11 +2,11 @@
  * Headless run of the voice pipeline: a WAV file plays the microphone, the assistant's voice goes to
  * a WAV file on the same timeline, and every turn is printed and reported. Same code as the app.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { readWavFile, writeWavFile } from '../audio/wav';
 import { toMono16k } from '../audio/resample';
 import { loadSettingsFile } from '../settings/file';
-import { DEFAULT_SETTINGS, type Settings } from '../settings/schema';
+import { DEFAULT_SETTINGS, withoutSecrets, type Settings } from '../settings/schema';
 import { FastForwardClock, RealtimeClock } from '../pipeline/clock';
 import { EchoSimulator, parseEchoSpec } from '../pipeline/echo';
 import { TimelineOutput } from '../pipeline/output';
@@ -16,10 +16,13 @@ import { TimerBook } from '../timers/timer-book';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { UserError } from '../errors';
 import { parseCli, parsePttSchedule, runCli } from './args';
+import { packageVersion } from './app-version';
+import { ALL_MODELS } from '../../native-models/catalog';
+import { HistoryRecorder } from '../history/recorder';
 import { loadEnginesFor } from './engines-for';
 
 const USAGE =
-  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--echo GAIN:DELAY_MS] [--now HH:MM] [--tail SECONDS] [--fast] [--quiet]';
+  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--echo GAIN:DELAY_MS] [--now HH:MM] [--tail SECONDS] [--log DIR] [--fast] [--quiet]';
 
 const HELP = `Runs the voice pipeline headless: a WAV file plays the microphone, every turn is printed.
 
@@ -35,6 +38,7 @@ Usage: ${USAGE}
   --now HH:MM            the local time of day when the input starts (default: the system clock)
   --tail SECONDS         after the input, keep listening this long for timers and alarms to ring (default 30)
   --fast                 skip idle waiting (engine work still runs at wall speed)
+  --log DIR              append every turn to a conversation history in DIR, as the app does (npm run log -- summary --dir DIR)
   --quiet                print nothing but errors
   -h, --help             this help
 
@@ -88,6 +92,17 @@ export function formatTurn(r: TurnReport): string {
   ].join('\n');
 }
 
+/** `--log DIR`: the app's conversation history, in DIR; the folder is made (or refused) before any model loads. */
+async function talkHistory(dir: string): Promise<HistoryRecorder> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    throw new UserError(`--log: cannot use ${dir} as the history folder: ${(e as Error).message}`, 'usage');
+  }
+  // A failed write costs that turn's line, not the run.
+  return new HistoryRecorder(dir, { app: await packageVersion(), catalog: ALL_MODELS, onError: (message) => console.error(`warning: ${message}`) });
+}
+
 async function main(): Promise<void> {
   const { values } = parseCli(
     process.argv.slice(2),
@@ -103,6 +118,7 @@ async function main(): Promise<void> {
       echo: { type: 'string' },
       now: { type: 'string' },
       tail: { type: 'string' },
+      log: { type: 'string' },
     },
     USAGE,
     HELP,
@@ -117,6 +133,8 @@ async function main(): Promise<void> {
   }
   const epochBase = values.now === undefined ? Date.now() : parseNow(values.now);
   const tailMs = values.tail === undefined ? DEFAULT_TAIL_MS : parseTail(values.tail);
+  if (values.log === '') throw new UserError(`--log needs a folder. Usage: ${USAGE}`, 'usage');
+  const history = values.log === undefined ? null : await talkHistory(values.log);
   const loaded: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Simulating the key implies push-to-talk mode.
   const settings: Settings = ptt ? { ...loaded, mode: 'push-to-talk' } : loaded;
@@ -141,6 +159,7 @@ async function main(): Promise<void> {
   const timers = new TimerBook();
   const pipeline = new VoicePipeline(engines, output, clock, () => settings, { timers, epochBase });
   pipeline.events.on((e) => {
+    if (e.type === 'turn') void history?.record(e.report, settings, engines.models);
     if (e.type === 'partial') log(`  … ${e.text}`);
     else if (e.type === 'turn') log(formatTurn(e.report));
     else if (e.type === 'notice' || e.type === 'error') log(`  ! ${e.message}`);
@@ -168,6 +187,7 @@ async function main(): Promise<void> {
     });
   } finally {
     await engines.dispose();
+    await history?.flush();
   }
 
   if (values.output) {
@@ -181,7 +201,8 @@ async function main(): Promise<void> {
       turns: pipeline.reports,
       timers: timerReport(timers, epochBase),
       models: engines.models,
-      settings,
+      // The API key (a settings file may hold one for talk) never goes into a report.
+      settings: withoutSecrets(settings),
       input: { file: values.input, durationMs: audio.durationSec * 1000 },
     };
     await writeFile(values.report, JSON.stringify(report, null, 2) + '\n');

@@ -2,6 +2,7 @@ import os from 'node:os';
 import { getLlama, LlamaChatSession, LlamaLogLevel, type Llama, type LlamaContext, type LlamaModel, type ChatHistoryItem } from 'node-llama-cpp';
 import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
+import type { LlmRoute } from './llm-fallback';
 
 export type LlmBackend = 'cuda' | 'vulkan' | 'metal' | 'cpu';
 
@@ -34,6 +35,8 @@ export interface GenerateOptions {
   maxTokens: number;
   temperature: number;
   onText: (delta: string) => void;
+  /** Which model answers, once that is settled (a server with a local fallback says; see llm-fallback.ts). */
+  onRoute?: (route: LlmRoute) => void;
 }
 
 export interface GenerateResult {

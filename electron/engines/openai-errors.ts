@@ -72,7 +72,8 @@ export function redact(text: string, apiKey: string | undefined): string {
 }
 
 function make(message: string, code: string, apiKey: string | undefined): UserError {
-  return new UserError(redact(message, apiKey), code);
+  // A user:password in the address is a credential too: messages reach the window and the history log.
+  return new UserError(redact(message, apiKey).replace(/\/\/[^/@\s]+@/g, '//'), code);
 }
 
 /** The address, without trailing slashes; an error unless it is an http(s) URL. */

@@ -1,4 +1,5 @@
 import type { LanguageModel } from '../engines/llm';
+import type { LlmRoute } from '../engines/llm-fallback';
 import type { SpeechSynthesizer } from '../engines/tts';
 import type { Clock } from './clock';
 import type { Conversation } from './conversation';
@@ -32,6 +33,13 @@ export function sameWords(a: string, b: string): boolean {
  * back (HeldSink). Nothing is added to the conversation: if the turn ends with the same words the reply
  * adopts it and it plays at once; if the user goes on, it is dropped and nothing of it remains.
  */
+/** What the turn that adopts a draft hears of it from then on. */
+export interface DraftOwner {
+  onFirstToken: (ms: number) => void;
+  onError: (e: Error) => void;
+  onRoute: (route: LlmRoute) => void;
+}
+
 export class Draft {
   /** When the preparation began (pipeline clock). */
   readonly startedMs: number;
@@ -45,8 +53,10 @@ export class Draft {
   private failed = false;
   private deltas = '';
   /** Set once a reply adopted it: text and errors go to that turn from then on. */
-  private owner: { events: EventHub; turn: number; onFirstToken: (ms: number) => void; onError: (message: string) => void } | null = null;
+  private owner: ({ events: EventHub; turn: number } & DraftOwner) | null = null;
   private firstTokenMs: number | null = null;
+  /** Which model is writing it (a server's local fallback), once known. */
+  private route: LlmRoute | null = null;
   readonly done: Promise<void>;
 
   constructor(
@@ -91,6 +101,10 @@ export class Draft {
             signal,
             maxTokens: opts.maxTokens,
             temperature: opts.temperature,
+            onRoute: (route) => {
+              this.route = route;
+              this.owner?.onRoute(route);
+            },
             onText: (delta) => {
               if (this.firstTokenMs === null) {
                 this.firstTokenMs = this.now();
@@ -113,7 +127,7 @@ export class Draft {
         },
         onSourceError: (e) => {
           this.failed = true;
-          this.owner?.onError(`The language model failed: ${e.message}`);
+          this.owner?.onError(e);
         },
       },
     );
@@ -132,10 +146,11 @@ export class Draft {
    * The turn `turn` takes this draft: what it has written so far is announced, its held audio plays
    * from `atMs`, and what follows is spoken as it comes. Returns the utterance, now the turn's answer.
    */
-  adopt(turn: number, events: EventHub, atMs: number, onFirstToken: (ms: number) => void, onError: (message: string) => void): Utterance {
+  adopt(turn: number, events: EventHub, atMs: number, owner: DraftOwner): Utterance {
     const u = this.utterance!;
-    this.owner = { events, turn, onFirstToken, onError };
-    if (this.firstTokenMs !== null) onFirstToken(this.firstTokenMs);
+    this.owner = { events, turn, ...owner };
+    if (this.route) owner.onRoute(this.route);
+    if (this.firstTokenMs !== null) owner.onFirstToken(this.firstTokenMs);
     if (this.deltas) events.emit({ type: 'answer-delta', t: atMs, turn, text: this.deltas });
     u.announceTo(events, turn);
     this.sink.release(atMs);

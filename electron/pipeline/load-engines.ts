@@ -1,7 +1,10 @@
 import { ALL_MODELS } from '../../native-models/catalog';
 import { pickModel } from '../../native-models/resolver';
 import type { ModelEntry, ModelKind, RequiredKind, ResolvedModel } from '../../native-models/types';
-import { LlamaEngine, type LlmInfo } from '../engines/llm';
+import type { FetchFunction } from '../../native-models/downloader';
+import { LlamaEngine, type LanguageModel, type LlmInfo } from '../engines/llm';
+import { ServerWithFallback } from '../engines/llm-fallback';
+import { OpenAiCompatibleLlm, type OpenAiLlmOptions } from '../engines/openai-llm';
 import { loadRecognizer } from '../engines/stt';
 import { SherpaTts } from '../engines/tts';
 import { loadTurnDetector, type TurnDetector } from '../engines/turn-detector';
@@ -28,7 +31,46 @@ export interface LoadedEngines extends PipelineEngines {
    * Optional models never stop the app: the rest is loaded without it, and this says why.
    */
   turnError: UserError | null;
+  /** With an LLM server: why the installed local model could not be loaded as its fallback (the server still answers). */
+  llmError: UserError | null;
   dispose(): Promise<void>;
+}
+
+/** What loading needs that is not in the settings the window sees. */
+export interface EngineSecrets {
+  /** The LLM server's API key (the app keeps it outside settings.json); else `llm.server.apiKey` from a settings file. */
+  apiKey?: string | null;
+  /** How requests reach the LLM server (the app passes Electron's net.fetch). */
+  fetch?: FetchFunction;
+}
+
+/**
+ * Without a local model to switch to, a server gets this many turn budgets to its first token before
+ * the turn gives up (it may be loading the model); the holding phrase covers the first budget.
+ */
+export const ALONE_BUDGETS = 4;
+
+function serverOptions(s: Settings, secrets: EngineSecrets): OpenAiLlmOptions {
+  const { baseUrl, model } = s.llm.server;
+  if (!baseUrl || !model) {
+    const missing = [!baseUrl && 'address (llm.server.baseUrl)', !model && 'model (llm.server.model)'].filter(Boolean);
+    throw new UserError(`The language model is set to an OpenAI-compatible server, but its ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set. Set it in Settings, or switch the language model back to this computer.`, 'llm-server-unset');
+  }
+  const apiKey = secrets.apiKey ?? s.llm.server.apiKey ?? undefined;
+  return { baseUrl, model, contextSize: s.llm.contextSize, ...(apiKey ? { apiKey } : {}), ...(secrets.fetch ? { fetch: secrets.fetch } : {}) };
+}
+
+/** The local model a server falls back to: loaded when installed; a broken one is reported, never fatal. */
+async function loadFallback(pick: ResolvedModel | UserError | null, s: Settings): Promise<{ llm: LanguageModel | null; report: ModelReport | null; error: UserError | null; loadMs: number }> {
+  if (pick === null || pick instanceof UserError) return { llm: null, report: null, error: pick, loadMs: 0 };
+  try {
+    const local = await LlamaEngine.load(pick, s.llm);
+    const report = describe(pick, local.info);
+    return { llm: local, report, error: null, loadMs: report.loadMs };
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    return { llm: null, report: null, error: new UserError(`The local language model ${pick.entry.id} could not be loaded as the server's fallback: ${why.replace(/\.$/, '')}.`, 'model-load-failed'), loadMs: 0 };
+  }
 }
 
 export type LoadProgress = (kind: ModelKind, phase: 'loading' | 'ready', model?: ModelReport) => void;
@@ -41,9 +83,9 @@ function describe(r: ResolvedModel, info: object & { loadMs: number }): ModelRep
  * All four models, or one error: a damaged or unknown model first (in kind order), else every kind
  * that is missing at once, with the one command that fetches them all (not one kind per attempt).
  */
-type Four = [ResolvedModel, ResolvedModel, ResolvedModel, ResolvedModel];
+type Four = [ResolvedModel, ResolvedModel, ResolvedModel | null, ResolvedModel];
 
-async function resolveAll(picks: Promise<ResolvedModel>[], roots: string[]): Promise<Four> {
+async function resolveAll(picks: Promise<ResolvedModel | null>[], roots: string[]): Promise<Four> {
   const results = await Promise.allSettled(picks);
   const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
   const missing = errors.filter((e) => isUserError(e) && e.code === 'model-none-installed');
@@ -59,7 +101,7 @@ async function resolveAll(picks: Promise<ResolvedModel>[], roots: string[]): Pro
       'model-none-installed',
     );
   }
-  return results.map((r) => (r as PromiseFulfilledResult<ResolvedModel>).value) as Four;
+  return results.map((r) => (r as PromiseFulfilledResult<ResolvedModel | null>).value) as Four;
 }
 
 const KIND_NAMES = ['voice activity (vad)', 'speech recognition (stt)', 'language (llm)', 'voice (tts)'];
@@ -100,14 +142,18 @@ export async function loadEngines(
   roots: string[],
   onProgress: LoadProgress = () => {},
   catalog: readonly ModelEntry[] = ALL_MODELS,
+  secrets: EngineSecrets = {},
 ): Promise<LoadedEngines> {
   const s = settings();
-  const [[vadModel, sttModel, llmModel, ttsModel], turnPick] = await Promise.all([
+  const server = s.llm.provider === 'openai-compatible' ? serverOptions(s, secrets) : null;
+  const [[vadModel, sttModel, llmModel, ttsModel], turnPick, localLlm] = await Promise.all([
     resolveAll(
-      (['vad', 'stt', 'llm', 'tts'] as const).map((kind) => pickModel(kind, roots, s.models[kind] ?? undefined, catalog)),
+      // With a server, a local LLM is not required: it is the fallback when one is installed.
+      (['vad', 'stt', 'llm', 'tts'] as const).map((kind) => (kind === 'llm' && server ? Promise.resolve(null) : pickModel(kind, roots, s.models[kind] ?? undefined, catalog))),
       roots,
     ),
     pickOptional('turn', roots, s.models.turn ?? undefined, catalog),
+    server ? pickOptional('llm', roots, s.models.llm ?? undefined, catalog) : Promise.resolve(null),
   ]);
 
   onProgress('vad', 'loading');
@@ -129,11 +175,24 @@ export async function loadEngines(
   models.turn = turnReport;
 
   onProgress('llm', 'loading');
-  const llm = await LlamaEngine.load(llmModel, s.llm);
-  models.llm = describe(llmModel, llm.info satisfies LlmInfo);
+  let llm: LanguageModel;
+  let llmError: UserError | null = null;
+  if (server) {
+    const fallback = await loadFallback(localLlm, s);
+    llmError = fallback.error;
+    llm = new ServerWithFallback(new OpenAiCompatibleLlm(server), fallback.llm, {
+      firstTokenMs: () => settings().turnBudgetMs,
+      aloneFirstTokenMs: () => settings().turnBudgetMs * ALONE_BUDGETS,
+    });
+    models.llm = { id: llm.info.id, name: `${server.model} on ${server.baseUrl}`, dir: server.baseUrl, loadMs: fallback.loadMs, provider: 'openai-compatible', fallback: fallback.report };
+  } else {
+    const local = await LlamaEngine.load(llmModel!, s.llm);
+    models.llm = describe(llmModel!, local.info satisfies LlmInfo);
+    llm = local;
+  }
   onProgress('llm', 'ready', models.llm);
 
-  return { vad, stt, llm, tts, turn, models, turnError, dispose: async () => {
+  return { vad, stt, llm, tts, turn, models, turnError, llmError, dispose: async () => {
       await Promise.all([llm.dispose(), vad.dispose(), stt.dispose(), turn?.dispose()]);
     },
   };

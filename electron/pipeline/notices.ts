@@ -67,6 +67,13 @@ export class Notices {
     if (t.kind === 'timer') this.saying.push({ id: t.id, notice });
   }
 
+  /** Says a line on the assistant's own account (why an answer failed), after what is already queued. */
+  say(text: string, now: number): void {
+    const { output, clock, tts, events } = this.deps;
+    this.playing.push(new Utterance({ kind: 'text', text }, { tts, clock, voice: this.deps.voice, sink: new PlayingSink(output) }));
+    events.emit({ type: 'notice', t: now, message: `Said: "${text}"` });
+  }
+
   /** A notice is being made or heard at stream position `position`. */
   speaking(position: number): boolean {
     return this.playing.some((u) => !u.aborted && u.heardBy(position) && (u.busy || (u.audioSpan !== null && position < u.audioSpan.to)));

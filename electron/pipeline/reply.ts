@@ -1,4 +1,5 @@
 import type { LanguageModel } from '../engines/llm';
+import type { LlmRoute } from '../engines/llm-fallback';
 import type { SpeechSynthesizer } from '../engines/tts';
 import type { UtteranceSink } from './utterance-sink';
 import type { Clock } from './clock';
@@ -6,6 +7,7 @@ import type { Conversation, Settlement } from './conversation';
 import type { Draft } from './draft';
 import type { EventHub } from './events';
 import type { TurnRecord } from './turn-record';
+import { troubleLine } from './llm-trouble';
 import { Utterance } from './utterance';
 
 /** The user's words for a turn, as the recognizer finished them. */
@@ -37,6 +39,8 @@ export interface ReplyDeps {
    * to say nothing; or null when they are not a command and the language model answers.
    */
   command?: (text: string, record: TurnRecord) => { say: string | null } | null;
+  /** Says a short line on the assistant's own account (a failed answer's reason), after the answer. */
+  say?: (text: string) => void;
 }
 
 /**
@@ -50,6 +54,8 @@ export class Reply {
   /** The user's words for this turn (with those it continues), once the recognizer has finished. */
   readonly transcript = new Promise<string>((r) => (this.resolveTranscript = r));
   private utterance: Utterance | null = null;
+  /** Why the language model failed this turn, to be said once what it wrote has been spoken. */
+  private failure: Error | null = null;
   private running = true;
   /** Resolves when nothing more will be produced (audio may still be playing). */
   readonly done: Promise<void>;
@@ -136,19 +142,16 @@ export class Reply {
       r.generated = true;
       r.llmUsed = true;
       r.prepared = 'used';
-      const answer = draft.adopt(
-        r.index,
-        events,
-        this.now(),
-        (ms) => (r.llmFirstTokenMs ??= ms),
-        (message) => {
-          r.error = message;
-          events.emit({ type: 'error', t: this.now(), message });
-        },
-      );
+      r.llm = this.defaultRoute();
+      const answer = draft.adopt(r.index, events, this.now(), {
+        onFirstToken: (ms) => (r.llmFirstTokenMs ??= ms),
+        onError: (e) => this.failed(e),
+        onRoute: (route) => this.routed(route),
+      });
       this.utterance = answer;
       r.answer = answer;
       await answer.done;
+      this.sayFailure();
       return;
     }
     if (draft) {
@@ -167,10 +170,12 @@ export class Reply {
           conversation.append(r.index, text);
           r.generated = true;
           r.llmUsed = true;
+          r.llm = this.defaultRoute();
           await llm.generate(conversation.messages(), {
             signal,
             maxTokens: opts.maxTokens,
             temperature: opts.temperature,
+            onRoute: (route) => this.routed(route),
             onText: (delta) => {
               r.llmFirstTokenMs ??= this.now();
               events.emit({ type: 'answer-delta', t: this.now(), turn: r.index, text: delta });
@@ -185,15 +190,41 @@ export class Reply {
         clock: this.deps.clock,
         voice: () => this.voice(),
         announce: { events, turn: r.index },
-        onSourceError: (e) => {
-          r.error = `The language model failed: ${e.message}`;
-          events.emit({ type: 'error', t: this.now(), message: r.error });
-        },
+        onSourceError: (e) => this.failed(e),
       },
     );
     this.utterance = answer;
     r.answer = answer;
     await answer.done;
+    this.sayFailure();
+  }
+
+  /** The route a turn takes unless the model says otherwise: the configured provider, no fallback. */
+  private defaultRoute(): LlmRoute {
+    return { provider: this.deps.llm.info.backend === 'server' ? 'openai-compatible' : 'local', fallback: false, error: null };
+  }
+
+  private routed(route: LlmRoute): void {
+    const r = this.record;
+    r.llm = { ...route };
+    if (route.fallback && route.error) {
+      this.deps.events.emit({ type: 'notice', t: this.now(), message: `${route.error.replace(/\.$/, '')}. The local model answered instead.` });
+    }
+  }
+
+  /** The language model failed: the turn's error, shown; the route keeps the server's words. */
+  private failed(e: Error): void {
+    const r = this.record;
+    this.failure = e;
+    r.error = `The language model failed: ${e.message}`;
+    if (r.llm && !r.llm.error) r.llm = { ...r.llm, error: e.message };
+    this.deps.events.emit({ type: 'error', t: this.now(), message: r.error });
+  }
+
+  /** After what was written has been spoken: why the answer failed or stopped short, in one line. */
+  private sayFailure(): void {
+    if (!this.failure || this.stopped) return;
+    this.deps.say?.(troubleLine(this.failure, (this.utterance?.text ?? '').trim() !== ''));
   }
 
   /** A command's answer: a fixed text through the same voice, sink and events as any answer. */

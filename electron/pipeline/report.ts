@@ -1,3 +1,4 @@
+import type { LlmRoute } from '../engines/llm-fallback';
 import type { EndReason } from './segmenter';
 import type { TurnCheck } from './turn-end';
 
@@ -64,6 +65,12 @@ export interface TurnReport {
   command: { name: string; slots: Record<string, string | number | boolean | null> } | null;
   /** Whether the language model was asked for this turn's answer. */
   llmUsed: boolean;
+  /**
+   * Which language model answered: the configured provider, or the local model standing in for a
+   * server that failed or was too slow before its first token (fallback), with the server's error
+   * (null when none). Null when no language model was asked (a local command, no words).
+   */
+  llm: LlmRoute | null;
   /** Whether an answer prepared while the user paused was used, dropped, or none was prepared. */
   prepared: 'used' | 'dropped' | 'none';
   /** How long before the end of turn the (last) prepared answer began; null when none was. */

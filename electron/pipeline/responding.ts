@@ -380,6 +380,7 @@ export class Responding {
         ...(carried ? { carried: carried.transcript } : {}),
         ...(draft ? { draft } : {}),
         command: (text, rec) => answerLocally(text, rec, this.commands),
+        say: (text) => this.notices.say(text, this.clock.now()),
       },
       turn.transcript,
     );

@@ -1,3 +1,4 @@
+import type { LlmRoute } from '../engines/llm-fallback';
 import type { AudioOutput } from './output';
 import { latencyOf, round, type BargeInTimes, type TurnReport, type TurnTimings } from './report';
 import type { EndReason } from './segmenter';
@@ -44,6 +45,8 @@ export interface TurnRecord {
   command: { name: string; slots: Record<string, string | number | boolean | null> } | null;
   /** The language model was asked for this turn's answer. */
   llmUsed: boolean;
+  /** Which model answered and what the server's error was (see TurnReport.llm). */
+  llm: LlmRoute | null;
   /** An answer prepared during a pause: taken, dropped (the user went on, or the words changed), or none was. */
   prepared: 'used' | 'dropped' | 'none';
   /** When the last prepared answer began (pipeline clock), or null. */
@@ -69,6 +72,7 @@ export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' 
     preparedAtMs: null,
     command: null,
     llmUsed: false,
+    llm: null,
   };
 }
 
@@ -104,6 +108,7 @@ export function turnReport(r: TurnRecord, output: AudioOutput): TurnReport {
     turnDetector: r.turnChecks ? { checks: r.turnChecks } : null,
     command: r.command,
     llmUsed: r.llmUsed,
+    llm: r.llm ? { ...r.llm } : null,
     prepared: r.prepared,
     preparedLeadMs: r.preparedAtMs === null ? null : round(r.endOfTurnMs - r.preparedAtMs),
     timings,

@@ -92,6 +92,16 @@ export class SettingsStore {
     });
   }
 
+  /** Saves `settings` whole (already valid: read from this store and changed in code). */
+  replace(settings: Settings): Promise<Settings> {
+    return this.serialize(async () => {
+      await this.write(settings);
+      this.settings = freezeSettings(settings);
+      this.loaded = true;
+      return this.settings;
+    });
+  }
+
   /** Back to the defaults, saved. */
   reset(): Promise<Settings> {
     return this.serialize(async () => {
@@ -174,15 +184,16 @@ export class SettingsStore {
  * Atomic replace: a crash leaves either the old file or the new one, never a torn one, and no temp
  * file behind on failure. Settings and timers are both stored this way.
  */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
+export async function writeFileAtomic(file: string, text: string | Uint8Array, mode?: number): Promise<void> {
   const dir = dirname(file);
   // Same dir as the target, so the rename cannot cross file systems.
   const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomUUID()}.tmp`);
   try {
     await mkdir(dir, { recursive: true });
-    const handle = await open(tmp, 'wx');
+    // The mode applies from creation: a secret is never readable by others, not even for a moment.
+    const handle = await open(tmp, 'wx', mode);
     try {
-      await handle.writeFile(text, 'utf8');
+      await handle.writeFile(text);
       await handle.sync();
     } finally {
       await handle.close();

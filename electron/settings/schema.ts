@@ -7,6 +7,22 @@ import { UserError } from '../errors';
 
 export type Mode = 'hands-free' | 'push-to-talk';
 export type LlmGpu = 'auto' | 'cuda' | 'vulkan' | 'metal' | 'cpu';
+/** Where the language model runs: node-llama-cpp on this machine, or an OpenAI-compatible server. */
+export type LlmProvider = 'local' | 'openai-compatible';
+
+/** An OpenAI-compatible server (Ollama, LM Studio, llama.cpp's server, vLLM). */
+export interface LlmServer {
+  /** As the server documents it, ending in /v1, e.g. http://localhost:11434/v1; '' = not set. */
+  baseUrl: string;
+  /** The model name the server knows; '' = not set. */
+  model: string;
+  /**
+   * Only in a settings file given to `talk`/`bench`. The app keeps the key out of settings.json
+   * (encrypted with Electron's safeStorage, or an owner-only file in dev:web) and never sends it to
+   * the window.
+   */
+  apiKey?: string;
+}
 
 export interface Settings {
   mode: Mode;
@@ -38,10 +54,14 @@ export interface Settings {
     contextSize: number;
     threads: number;
     gpu: LlmGpu;
+    provider: LlmProvider;
+    server: LlmServer;
   };
   tts: { speakerId: number; speed: number };
   /** Catalog ids (dir: a folder path); null = the default. */
   models: { dir: string | null; vad: string | null; stt: string | null; llm: string | null; tts: string | null; turn: string | null };
+  /** The conversation history (electron/history/): logText false keeps each turn's timings but not its words. */
+  history: { logText: boolean };
 }
 
 /** Arrays and primitives are replaced whole; objects may be given in part. */
@@ -111,6 +131,7 @@ export const SETTINGS_RANGES = {
 
 export const MODES: readonly Mode[] = ['hands-free', 'push-to-talk'];
 export const LLM_GPUS: readonly LlmGpu[] = ['auto', 'cuda', 'vulkan', 'metal', 'cpu'];
+export const LLM_PROVIDERS: readonly LlmProvider[] = ['local', 'openai-compatible'];
 
 const SYSTEM_PROMPT_MAX = 8000;
 
@@ -169,11 +190,16 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
     threads: 0,
     // Pick the best backend that is actually available on this machine.
     gpu: 'auto',
+    // Private by default: nothing leaves the machine unless the user points to a server.
+    provider: 'local',
+    server: { baseUrl: '', model: '' },
   },
   // Speaker 0 exists in every voice model; 1.0 is the model's natural pace.
   tts: { speakerId: 0, speed: 1 },
   // null = the defaults chosen by the model catalog and the user data dir.
   models: { dir: null, vad: null, stt: null, llm: null, tts: null, turn: null },
+  // The words are what makes a past turn readable; the log stays on this machine, and this turns them off.
+  history: { logText: true },
 });
 
 // ---------------------------------------------------------------------------
@@ -257,6 +283,36 @@ function optionalName(what: string): Leaf {
   );
 }
 
+/** A string of at most `max` characters ('' allowed: not set). */
+function text(what: string, max: number): Leaf {
+  return leaf((v) =>
+    typeof v === 'string' && v.length <= max
+      ? { ok: true, value: v.trim() }
+      : { ok: false, message: `must be ${what}, at most ${max} characters, got ${describe(v)}` },
+  );
+}
+
+/** Never echoes the value: an error message may reach a log or the window. */
+const apiKeyLeaf = leaf((v) =>
+  typeof v === 'string' && v.length <= 4096 ? { ok: true, value: v.trim() } : { ok: false, message: 'must be the API key as text, at most 4096 characters (the value is not shown)' },
+);
+
+/** '' (not set) or an http(s) URL, stored without trailing slashes. */
+const serverUrl = leaf((v) => {
+  if (typeof v !== 'string' || v.length > 2000) return { ok: false, message: `must be the server's address, e.g. "http://localhost:11434/v1", got ${describe(v)}` };
+  const trimmed = v.trim().replace(/\/+$/, '');
+  if (trimmed === '') return { ok: true, value: '' };
+  let protocol = '';
+  try {
+    protocol = new URL(trimmed).protocol;
+  } catch {
+    // not a URL: reported below
+  }
+  return protocol === 'http:' || protocol === 'https:'
+    ? { ok: true, value: trimmed }
+    : { ok: false, message: `must be an http(s) address as the server documents it, e.g. "http://localhost:11434/v1", got ${describe(v)}` };
+});
+
 const SCHEMA: SchemaOf<Settings> = {
   mode: oneOf(MODES),
   endpointing: {
@@ -286,6 +342,12 @@ const SCHEMA: SchemaOf<Settings> = {
     contextSize: num('llm.contextSize'),
     threads: num('llm.threads'),
     gpu: oneOf(LLM_GPUS),
+    provider: oneOf(LLM_PROVIDERS),
+    server: {
+      baseUrl: serverUrl,
+      model: text('a model name the server knows (e.g. "llama3.2:3b")', 200),
+      apiKey: apiKeyLeaf,
+    },
   },
   tts: { speakerId: num('tts.speakerId'), speed: num('tts.speed') },
   models: {
@@ -296,6 +358,7 @@ const SCHEMA: SchemaOf<Settings> = {
     tts: optionalName('a model id from the catalog'),
     turn: optionalName('a model id from the catalog'),
   },
+  history: { logText: bool },
 };
 
 // ---------------------------------------------------------------------------
@@ -445,4 +508,11 @@ function deepFreeze<T>(value: T): T {
 /** Frozen deep copy, so shared settings objects cannot be mutated behind the store's back. */
 export function freezeSettings(settings: Settings): Settings {
   return deepFreeze(structuredClone(settings));
+}
+
+/** Settings without the LLM server's API key: what the window, events, reports and logs may carry. */
+export function withoutSecrets(s: Settings): Settings {
+  if (s.llm.server.apiKey === undefined) return s;
+  const { apiKey: _key, ...server } = s.llm.server;
+  return { ...s, llm: { ...s.llm, server } };
 }

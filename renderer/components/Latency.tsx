@@ -6,6 +6,7 @@
 import { formatMs, STAGE_LABELS, summarize, waterfall, type StageKey } from '../model/latency';
 import type { TurnReport } from '../../electron/pipeline/report';
 import { useUi } from '../store';
+import { StatsTable } from './StatsTable';
 
 /** The legend: every stage a waterfall may show (a turn has either the LLM stages or the command one). */
 const KEYS: StageKey[] = ['endpoint', 'stt', 'llm', 'clause', 'command', 'tts'];
@@ -102,27 +103,7 @@ export function Latency() {
         ))}
       </ul>
       {reports.length > 1 && <RecentTurns reports={reports} />}
-      <table className="stats" data-testid="session-stats">
-        <caption>
-          Session: {reports.length} turn{reports.length === 1 ? '' : 's'}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Stage</th>
-            <th scope="col">p50</th>
-            <th scope="col">p95</th>
-          </tr>
-        </thead>
-        <tbody>
-          {summary.map((s) => (
-            <tr key={s.key}>
-              <th scope="row">{s.label}</th>
-              <td>{formatMs(s.p50)}</td>
-              <td>{formatMs(s.p95)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <StatsTable caption={`Session: ${reports.length} turn${reports.length === 1 ? '' : 's'}`} testId="session-stats" rows={summary} />
     </section>
   );
 }

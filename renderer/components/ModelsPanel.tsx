@@ -1,6 +1,7 @@
 /** Which models are loaded, where the LLM runs, and what to do when a model (an optional one included) is missing. */
 import { backendLabel, KIND_LABELS, modelLine } from '../model/labels';
 import { useUi } from '../store';
+import { LlmServerSettings } from './LlmServer';
 
 
 export function ModelsPanel() {
@@ -40,7 +41,24 @@ export function ModelsPanel() {
           );
         })}
       </ul>
-      {status.llm && (
+      <LlmServerSettings />
+      {status.llm?.server && (
+        <dl className="llm-info" data-testid="llm-server-info">
+          <dt>LLM server</dt>
+          <dd>{status.llm.server.baseUrl}</dd>
+          <dt>Model</dt>
+          <dd>{status.llm.server.model}</dd>
+          <dt>If it fails</dt>
+          <dd data-testid="llm-fallback">
+            {status.llm.server.fallback
+              ? `the local model ${status.llm.server.fallback} answers that turn`
+              : 'no local language model is installed: a turn the server fails gets no answer (npm run models -- fetch adds one)'}
+          </dd>
+          <dt>API key</dt>
+          <dd>{status.apiKey.stored ? `stored, ${status.apiKey.protection}` : 'none'}</dd>
+        </dl>
+      )}
+      {status.llm && !status.llm.server && (
         <dl className="llm-info">
           <dt>LLM backend</dt>
           <dd data-testid="llm-backend">{backendLabel(status.llm.backend)}</dd>

@@ -2,6 +2,7 @@
 import { useEffect, useId, useState } from 'react';
 import { api } from '../api/current';
 import { useUi } from '../store';
+import { LlmServerSettings } from './LlmServer';
 import { Slider, Toggle } from './Slider';
 import { saveSetting, useSetting } from './useSetting';
 
@@ -66,6 +67,7 @@ export function SettingsPanel() {
         <GpuLayers />
         <Slider path="llm.contextSize" hint="Changing the context size or GPU layers reloads the model." />
       </fieldset>
+      <LlmServerSettings />
       <fieldset>
         <legend>Voice</legend>
         <Slider path="tts.speakerId" />

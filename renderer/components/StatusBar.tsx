@@ -1,7 +1,7 @@
 /** The header: what the assistant is doing now, the microphone level, and where the LLM runs. */
 import type { AppStatus } from '../../electron/ipc-contract';
 import type { AssistantState } from '../../electron/pipeline/events';
-import { backendLabel, inputGainLabel } from '../model/labels';
+import { inputGainLabel, llmLine } from '../model/labels';
 import { useUi, type UiState } from '../store';
 
 const LABELS = {
@@ -49,9 +49,8 @@ export function StatusBar() {
         </span>
       )}
       {status?.llm && (
-        <span className="backend" title={status.llm.gpuDevices.join(', ')}>
-          LLM on {backendLabel(status.llm.backend)}
-          {status.llm.backend !== 'cpu' && ` · ${status.llm.gpuLayers}/${status.llm.totalLayers} layers`}
+        <span className="backend" data-testid="llm-line" title={status.llm.server ? status.llm.server.baseUrl : status.llm.gpuDevices.join(', ')}>
+          {llmLine(status.llm)}
         </span>
       )}
     </header>

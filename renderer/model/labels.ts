@@ -22,7 +22,22 @@ export function modelLine(m: ModelStatus): { name: string; state: string } {
 }
 
 export function backendLabel(backend: string): string {
-  return backend === 'cpu' ? 'CPU' : backend.toUpperCase();
+  return backend === 'cpu' ? 'CPU' : backend === 'server' ? 'a server' : backend.toUpperCase();
+}
+
+/** The host (and port) of a server address, as a short label ("localhost:11434"); the address itself when it is no URL. */
+export function serverHost(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).host || baseUrl;
+  } catch {
+    return baseUrl;
+  }
+}
+
+/** Where the language model runs, for the status bar: "LLM on CUDA · 33/33 layers", "LLM llama3.2:3b on localhost:11434". */
+export function llmLine(llm: { backend: string; gpuLayers: number; totalLayers: number; server?: { baseUrl: string; model: string } }): string {
+  if (llm.backend === 'server' && llm.server) return `LLM ${llm.server.model} on ${serverHost(llm.server.baseUrl)}`;
+  return `LLM on ${backendLabel(llm.backend)}${llm.backend !== 'cpu' ? ` · ${llm.gpuLayers}/${llm.totalLayers} layers` : ''}`;
 }
 
 /** The input gain shown beside the microphone meter ("+18 dB"); null when nothing is raised. */

@@ -1,0 +1,79 @@
+/**
+ * What the conversation history says about how turns went: per-stage percentiles (keyed as
+ * `npm run bench`), how often answers were interrupted or needed a holding phrase, and where a model,
+ * the settings or the app changed, with the figures before and after. Pure.
+ */
+import { stageDistributions } from '../bench/stages';
+import { distribution } from '../pipeline/stats';
+import { LOGGED_MODEL_KINDS, type LogChange, type LoggedTurn, type LogSummary, type PeriodFigures } from './log-format';
+
+/** Fraction of `turns` for which `test` holds; 0 for none. */
+function rate(turns: readonly LoggedTurn[], test: (t: LoggedTurn) => boolean): number {
+  return turns.length === 0 ? 0 : turns.filter(test).length / turns.length;
+}
+
+function period(turns: readonly LoggedTurn[]): PeriodFigures {
+  const of = (pick: (t: LoggedTurn) => number | null) => distribution(turns.map(pick));
+  return {
+    turns: turns.length,
+    voiceToVoiceMs: of((t) => t.stages.voiceToVoiceMs),
+    endpointMs: of((t) => t.stages.endpointMs),
+    sttMs: of((t) => t.stages.sttMs),
+    llmTtftMs: of((t) => t.stages.llmTtftMs),
+    ttsFirstAudioMs: of((t) => t.stages.ttsFirstAudioMs),
+    interruption: rate(turns, (t) => t.report.interrupted),
+  };
+}
+
+/** What differs between two consecutive turns' setup, one entry per thing that changed. */
+function differences(a: LoggedTurn, b: LoggedTurn): string[] {
+  const what: string[] = [];
+  for (const kind of LOGGED_MODEL_KINDS) {
+    const from = a.models[kind];
+    const to = b.models[kind];
+    if (from !== to) what.push(`${kind}: ${from ?? 'none'} → ${to ?? 'none'}`);
+  }
+  if (a.settingsHash !== b.settingsHash) what.push(`settings ${a.settingsHash} → ${b.settingsHash}`);
+  if (a.app !== b.app) what.push(`app ${a.app} → ${b.app}`);
+  return what;
+}
+
+function changes(turns: readonly LoggedTurn[]): LogChange[] {
+  const at: { turn: number; what: string[] }[] = [];
+  for (let i = 1; i < turns.length; i++) {
+    const what = differences(turns[i - 1]!, turns[i]!);
+    if (what.length > 0) at.push({ turn: i, what });
+  }
+  return at.map((c, k) => {
+    const start = k === 0 ? 0 : at[k - 1]!.turn;
+    const end = k + 1 < at.length ? at[k + 1]!.turn : turns.length;
+    const first = turns[c.turn]!;
+    return { at: first.at, turn: c.turn, session: first.session, what: c.what, before: period(turns.slice(start, c.turn)), after: period(turns.slice(c.turn, end)) };
+  });
+}
+
+const wordCount = (text: string) => text.split(/\s+/).filter((w) => w !== '').length;
+
+/** Summarizes turns in log order (oldest first); with `since`, only the turns that ended at or after it. */
+export function summarize(all: readonly LoggedTurn[], opts: { since?: Date } = {}): LogSummary {
+  const since = opts.since?.getTime();
+  const turns = since === undefined ? all : all.filter((t) => Date.parse(t.at) >= since);
+  const withTexts = turns.filter((t) => t.texts);
+  const answers = withTexts.map((t) => t.report.assistantText.trim()).filter((a) => a !== '');
+  return {
+    turns: turns.length,
+    sessions: new Set(turns.map((t) => t.session)).size,
+    from: turns[0]?.at ?? null,
+    to: turns.at(-1)?.at ?? null,
+    stages: stageDistributions(turns.map((t) => t.stages)),
+    rates: {
+      interruption: rate(turns, (t) => t.report.interrupted),
+      holdingPhrase: rate(turns, (t) => t.report.holdingPhrase),
+      // Nothing but punctuation or noise marks counts as empty too.
+      emptyTranscript: rate(withTexts, (t) => !/[\p{L}\p{N}]/u.test(t.report.userText)),
+      localCommand: rate(turns, (t) => t.report.command !== null),
+    },
+    answerLength: { words: distribution(answers.map(wordCount)), chars: distribution(answers.map((a) => a.length)) },
+    changes: changes(turns),
+  };
+}
