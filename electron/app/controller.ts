@@ -3,9 +3,8 @@
  * contract in ipc-contract.ts. No Electron import: the app (over IPC) and the WebSocket bridge (a
  * browser, the end-to-end tests) run this same controller.
  */
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { isUserError, UserError } from '../errors';
+import { isUserError } from '../errors';
 import {
   parseCommand,
   parseRequest,
@@ -15,20 +14,16 @@ import {
   type Command,
   type ModelKind,
   type Request,
-  type ModelCheckStatus,
   type ResponseOf,
   type Responses,
   type SettingsUpdateResult,
-  type SetupStatus,
   type Snapshot,
 } from '../ipc-contract';
 import { ALL_MODELS } from '../../native-models/catalog';
-import { fetchModel, type FetchFunction } from '../../native-models/downloader';
+import type { FetchFunction } from '../../native-models/downloader';
 import type { Hardware } from '../../native-models/recommend';
-import { resolveModel } from '../../native-models/resolver';
-import { alternativeFor, isReplaceableDownloadError, optionalMissingLine, plannedModel, planSetup, totalBytes, WITHOUT_OPTIONAL } from '../../native-models/setup-plan';
-import { checkModel, failureLine, KIND_NOUN } from '../model-check/check';
-import { isOptionalKind, type ModelEntry } from '../../native-models/types';
+import { optionalMissingLine, WITHOUT_OPTIONAL } from '../../native-models/setup-plan';
+import type { ModelEntry } from '../../native-models/types';
 import { RealtimeClock, type Clock } from '../pipeline/clock';
 import { EventHub, type TimerView } from '../pipeline/events';
 import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
@@ -36,7 +31,9 @@ import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { RendererOutput, type AudioSink } from '../renderer-output';
 import { SettingsStore } from '../settings/file';
 import { OwnerOnlyFile, type SecretStore } from '../secrets/secret-store';
-import { listModels, testConnection, type OpenAiLlmOptions } from '../engines/openai-llm';
+import { messageOf } from './messages';
+import { ModelSetup } from './model-setup';
+import { API_KEY_FILE, ServerAccess, takeKey } from './server-access';
 import { mergeSettings, withoutSecrets, type DeepPartial, type Settings } from '../settings/schema';
 import { TimerBook } from '../timers/timer-book';
 import { TimerStore } from '../timers/timer-store';
@@ -104,9 +101,9 @@ export class AssistantController {
     apiKey: { stored: false, protection: '' },
     error: null,
   };
-  private readonly secrets: SecretStore;
+  private readonly server: ServerAccess;
   private readonly catalog: readonly ModelEntry[];
-  private download: AbortController | null = null;
+  private readonly setup: ModelSetup;
   private readonly notices: string[] = [];
   private loading: Promise<void> = Promise.resolve();
   private disposed = false;
@@ -128,7 +125,8 @@ export class AssistantController {
     this.clock = options.clock ?? new RealtimeClock();
     this.catalog = options.catalog ?? ALL_MODELS;
     this.store = new SettingsStore(options.settingsFile);
-    this.secrets = options.secrets ?? new OwnerOnlyFile(path.join(options.dataDir ?? path.dirname(options.settingsFile), API_KEY_FILE));
+    const secrets = options.secrets ?? new OwnerOnlyFile(path.join(options.dataDir ?? path.dirname(options.settingsFile), API_KEY_FILE));
+    this.server = new ServerAccess(secrets, this.store, (level, message, keep) => this.notice(level, message, keep), options.fetch);
     this.timerStore = new TimerStore(options.dataDir ?? path.dirname(options.settingsFile));
     this.history = new HistoryRecorder(path.join(options.dataDir ?? path.dirname(options.settingsFile), 'history'), {
       app: options.appVersion ?? '0.0.0-dev',
@@ -137,6 +135,17 @@ export class AssistantController {
       onError: (message) => this.notice('error', message),
     });
     this.output = new RendererOutput(options.audioSink, this.clock);
+    // A server runs the language model: none is downloaded for it (an installed one is its fallback).
+    this.setup = new ModelSetup(
+      {
+        setup: () => this.status.setup,
+        setStatus: (patch) => this.setStatus(patch),
+        notice: (level, message, keep) => this.notice(level, message, keep),
+        emit: (e) => this.emit(e),
+        reload: () => this.reload(),
+      },
+      { catalog: this.catalog, downloadRoot: options.downloadRoot, fetch: options.fetch, detectHardware: options.detectHardware },
+    );
     this.ticker = setInterval(() => this.pipeline?.tick(), TICK_INTERVAL_MS);
     this.ticker.unref?.();
     this.timersTicker = setInterval(() => this.syncTimers(), TIMERS_SYNC_MS);
@@ -174,8 +183,9 @@ export class AssistantController {
   async start(): Promise<void> {
     const { notice } = await this.store.load();
     if (notice) this.notice('error', notice, true);
-    await this.moveKeyOutOfSettings();
-    await this.refreshKeyStatus();
+    await this.server.moveOutOfSettings();
+    // Before the first load the window has not been told anything: the snapshot carries it.
+    this.status = { ...this.status, apiKey: await this.server.status() };
     this.emit({ type: 'settings', settings: this.settings });
     // Loaded once, before the first pipeline: it fires anything that fell due while the app was closed.
     const timers = await this.timerStore.load();
@@ -248,11 +258,11 @@ export class AssistantController {
         (kind, phase, model) =>
           this.setModel(kind, phase === 'loading' ? { state: 'loading' } : { state: 'ready', id: model?.id, name: model?.name, loadMs: model?.loadMs, ...(typeof model?.layout === 'string' ? { layout: model.layout } : {}) }),
         this.catalog,
-        { apiKey: this.store.current.llm.provider === 'openai-compatible' ? await this.readKey() : null, fetch: this.options.fetch },
+        { apiKey: this.store.current.llm.provider === 'openai-compatible' ? await this.server.key() : null, fetch: this.options.fetch },
       );
     } catch (err) {
       // Models are looked up before any loads, so a missing one fails fast: offer to download it.
-      if (isUserError(err) && (err.code === 'model-none-installed' || err.code === 'model-corrupt') && (await this.offerSetup(roots))) return;
+      if (isUserError(err) && (err.code === 'model-none-installed' || err.code === 'model-corrupt') && (await this.setup.offer(roots, this.store.current.llm.provider === 'openai-compatible' ? ['llm'] : []))) return;
       // Anything else is the user's to fix: the message says how; the app keeps running.
       const message = messageOf(err, 'Could not load the models');
       this.setStatus({ phase: 'error', error: message, models: this.status.models.map((m) => (m.state === 'ready' ? m : { ...m, state: 'error' })) });
@@ -293,80 +303,6 @@ export class AssistantController {
     });
   }
 
-  /** The key from its store; an unreadable store is shown, and the server is then asked without one. */
-  private async readKey(): Promise<string | null> {
-    try {
-      return await this.secrets.get();
-    } catch (err) {
-      this.notice('error', messageOf(err, 'Could not read the API key'), true);
-      return null;
-    }
-  }
-
-  private async refreshKeyStatus(): Promise<void> {
-    let stored = false;
-    try {
-      stored = (await this.secrets.get()) !== null;
-    } catch {
-      // reported by readKey when the key is needed
-    }
-    const apiKey = { stored, protection: this.secrets.protection };
-    // Before the first load the window has not been told anything yet: the snapshot carries it.
-    if (this.status.phase === 'starting') this.status = { ...this.status, apiKey };
-    else this.setStatus({ apiKey });
-  }
-
-  /** A key written into settings.json by hand goes to the key store, and out of the file. */
-  private async moveKeyOutOfSettings(): Promise<void> {
-    const key = this.store.current.llm.server.apiKey;
-    if (key === undefined) return;
-    try {
-      if (key) await this.secrets.set(key);
-      await this.store.replace(withoutSecrets(this.store.current));
-      if (key) this.notice('info', `The API key found in settings.json was moved out of it: it is now ${this.secrets.protection}.`);
-    } catch (err) {
-      this.notice('error', messageOf(err, 'Could not move the API key out of settings.json'), true);
-    }
-  }
-
-  /** Stores or removes the key; a server in use is reconnected with it. */
-  private async setKey(key: string | null, reload = true): Promise<{ ok: true; stored: boolean } | { ok: false; error: string }> {
-    try {
-      await this.secrets.set(key);
-    } catch (err) {
-      return { ok: false, error: messageOf(err, 'Could not store the API key') };
-    }
-    await this.refreshKeyStatus();
-    if (reload && this.store.current.llm.provider === 'openai-compatible') void this.reload();
-    return { ok: true, stored: this.status.apiKey.stored };
-  }
-
-  /** The server at `baseUrl` (default: the settings'), with the stored key. */
-  private async serverTarget(baseUrl: string | undefined, model: string | undefined): Promise<OpenAiLlmOptions> {
-    const server = this.store.current.llm.server;
-    const key = await this.secrets.get();
-    return { baseUrl: baseUrl ?? server.baseUrl, model: model ?? server.model, ...(key ? { apiKey: key } : {}), ...(this.options.fetch ? { fetch: this.options.fetch } : {}) };
-  }
-
-  private async serverModels(baseUrl: string | undefined): Promise<Responses['llm-server-models']> {
-    try {
-      const t = await this.serverTarget(baseUrl, undefined);
-      return { ok: true, models: await listModels(t.baseUrl, t.apiKey, t.fetch) };
-    } catch (err) {
-      return { ok: false, error: messageOf(err, 'Could not list the server\'s models') };
-    }
-  }
-
-  private async serverTest(baseUrl: string | undefined, model: string | undefined): Promise<Responses['llm-server-test']> {
-    try {
-      const t = await this.serverTarget(baseUrl, model);
-      if (!t.model) return { ok: false, error: 'Choose a model first: the test asks it for one word.' };
-      return { ok: true, ...(await testConnection({ ...t, timeoutMs: SERVER_TEST_TIMEOUT_MS })) };
-    } catch (err) {
-      return { ok: false, error: messageOf(err, 'The connection test failed') };
-    }
-  }
-
   /** The end-of-turn model is optional: missing, it is only explained; broken, it is reported, and the assistant runs without it. */
   private reportTurnModel(engines: LoadedEngines): void {
     if (engines.turn) return;
@@ -375,127 +311,6 @@ export class AssistantController {
       this.setModel('turn', { state: 'error', detail: line });
       this.notice('error', line, true);
     } else this.setModel('turn', { state: 'missing', detail: optionalMissingLine('turn', this.catalog) });
-  }
-
-  /**
-   * First run (or a model deleted since): when a kind has no model installed, the window shows what
-   * will be downloaded instead of an error. True when setup is needed.
-   */
-  private async offerSetup(roots: string[]): Promise<boolean> {
-    const detect = this.options.detectHardware ?? (async () => (await import('../engines/hardware')).detectHardware());
-    let plan;
-    try {
-      // A server runs the language model: none is downloaded for it (an installed one is its fallback).
-      plan = await planSetup(this.catalog, roots, detect, { notNeeded: this.store.current.llm.provider === 'openai-compatible' ? ['llm'] : [] });
-    } catch (err) {
-      this.setStatus({ phase: 'error', error: messageOf(err, 'Could not work out which models to download') });
-      return true;
-    }
-    if (!plan) return false;
-    this.setStatus({ phase: 'setup', setup: { ...plan, folder: this.options.downloadRoot, state: 'waiting', error: null, checks: {} } });
-    return true;
-  }
-
-  private patchSetup(patch: Partial<SetupStatus>): void {
-    const setup = this.status.setup;
-    if (setup) this.setStatus({ setup: { ...setup, ...patch } });
-  }
-
-  private setCheck(id: string, state: ModelCheckStatus['state'], detail: string | null): void {
-    const setup = this.status.setup;
-    if (setup) this.patchSetup({ checks: { ...setup.checks, [id]: { state, detail } } });
-  }
-
-  /**
-   * Downloads the setup plan's models, proves each one loads and runs, then starts the assistant.
-   * A model that cannot be used is replaced by another of its kind when the catalog has one; the
-   * assistant never starts with a model that failed its check.
-   */
-  private async downloadModels(): Promise<void> {
-    if (!this.status.setup || this.download) return;
-    const abort = new AbortController();
-    this.download = abort;
-    this.patchSetup({ state: 'downloading', error: null });
-    const skipped: string[] = [];
-    try {
-      for (let i = 0; i < (this.status.setup?.models.length ?? 0); i++) {
-        if (!this.status.setup!.models[i]!.optional) await this.install(i, abort.signal);
-        else if (!(await this.installOptional(i, abort.signal))) skipped.push(this.status.setup!.models[i]!.name);
-      }
-    } catch (err) {
-      const cancelled = abort.signal.aborted;
-      this.patchSetup({ state: cancelled ? 'cancelled' : 'failed', error: cancelled ? null : messageOf(err, 'The download failed') });
-      return;
-    } finally {
-      this.download = null;
-    }
-    this.notice('info', `The models are downloaded, verified, and each one ran once${skipped.length ? ` (${skipped.join(', ')} skipped)` : ''}.`);
-    await this.reload();
-  }
-
-  /**
-   * An optional model whose download or check fails is skipped, with a notice: the assistant starts
-   * without it rather than not at all. False when skipped. A cancel still cancels.
-   */
-  private async installOptional(index: number, signal: AbortSignal): Promise<boolean> {
-    try {
-      await this.install(index, signal);
-      return true;
-    } catch (err) {
-      if (signal.aborted) throw err;
-      const planned = this.status.setup!.models[index]!;
-      const line = `${messageOf(err, `Could not download ${planned.name}`)} The assistant starts without it: ${WITHOUT_OPTIONAL[planned.kind] ?? 'it is optional'}.`;
-      this.setCheck(planned.id, 'skipped', line);
-      this.notice('error', line, true);
-      return false;
-    }
-  }
-
-  /** Downloads and checks the plan's model at `index`, switching to an alternative when it cannot be used. */
-  private async install(index: number, signal: AbortSignal): Promise<void> {
-    const tried = new Set<string>();
-    for (;;) {
-      const planned = this.status.setup!.models[index]!;
-      const entry = this.catalog.find((e) => e.id === planned.id);
-      if (!entry) throw new Error(`${planned.id} is not in the catalog`);
-      tried.add(entry.id);
-      const failure = await this.fetchAndCheck(entry, signal);
-      if (failure === null) return;
-      if (signal.aborted) throw new UserError('The download was cancelled.', 'download-cancelled');
-      const alternative = alternativeFor(this.catalog, entry.kind, tried);
-      if (!alternative) {
-        const none = isOptionalKind(entry.kind) ? '' : ` No other ${KIND_NOUN[entry.kind]} is in the catalog: please report this.`;
-        throw new UserError(failure + none, 'model-unusable');
-      }
-      this.notice('error', `${failure} Downloading ${alternative.name} instead.`, true);
-      const setup = this.status.setup!;
-      const models = setup.models.map((m, i) => (i === index ? plannedModel(alternative) : m));
-      this.patchSetup({ models, totalBytes: totalBytes(models) });
-    }
-  }
-
-  /** Null when the model is installed and ran once; else why it cannot be used (its files are then removed). */
-  private async fetchAndCheck(entry: ModelEntry, signal: AbortSignal): Promise<string | null> {
-    const root = this.options.downloadRoot;
-    try {
-      await fetchModel(entry, { root, signal, fetch: this.options.fetch, onProgress: (progress) => this.emit({ type: 'download', progress }) });
-    } catch (err) {
-      // The published file is not the catalog's (or is gone): another model may do. Network trouble is retried by the user.
-      if (isUserError(err) && isReplaceableDownloadError(err.code)) return err.message;
-      throw err;
-    }
-    this.setCheck(entry.id, 'checking', null);
-    const model = await resolveModel(entry, [root]);
-    const check = await checkModel(model, { signal });
-    if (check.ok) {
-      this.setCheck(entry.id, 'ok', check.detail);
-      return null;
-    }
-    // Installed but unusable: removed, so no later start takes it for a working model.
-    await rm(model.dir, { recursive: true, force: true });
-    const line = failureLine(check, model, 'Its files were removed.');
-    this.setCheck(entry.id, 'failed', line);
-    return line;
   }
 
   private async unload(): Promise<void> {
@@ -558,10 +373,10 @@ export class AssistantController {
         this.output.reportProgress(c.position);
         break;
       case 'download-models':
-        void this.downloadModels();
+        void this.setup.download();
         break;
       case 'cancel-download':
-        this.download?.abort();
+        this.setup.cancel();
         break;
       case 'cancel-timer':
         if (p) p.cancelTimer(c.id);
@@ -604,9 +419,9 @@ export class AssistantController {
       case 'clear-history':
         return this.history.clear();
       case 'llm-server-models':
-        return this.serverModels(r.baseUrl);
+        return this.server.models(r.baseUrl);
       case 'llm-server-test':
-        return this.serverTest(r.baseUrl, r.model);
+        return this.server.test(r.baseUrl, r.model);
       case 'set-api-key':
         return this.setKey(r.key);
     }
@@ -625,6 +440,15 @@ export class AssistantController {
     const stored = await this.setKey(key, false);
     if (!stored.ok) return stored;
     return this.changeSettings(() => this.store.update(rest), true);
+  }
+
+  /** Stores or removes the key; a server in use is reconnected with it. */
+  private async setKey(key: string | null, reload = true): Promise<Responses['set-api-key']> {
+    const error = await this.server.store(key);
+    if (error) return { ok: false, error };
+    this.setStatus({ apiKey: await this.server.status() });
+    if (reload && this.store.current.llm.provider === 'openai-compatible') void this.reload();
+    return { ok: true, stored: this.status.apiKey.stored };
   }
 
   private async changeSettings(change: () => Promise<Settings>, keyChanged = false): Promise<SettingsUpdateResult> {
@@ -647,7 +471,7 @@ export class AssistantController {
 
   async dispose(): Promise<void> {
     this.disposed = true;
-    this.download?.abort();
+    this.setup.cancel();
     clearInterval(this.ticker);
     clearInterval(this.timersTicker);
     await this.loading;
@@ -658,33 +482,7 @@ export class AssistantController {
   }
 }
 
-/** The key file's name in the data folder (dev:web; the app's safeStorage store names its own). */
-export const API_KEY_FILE = 'llm-api-key';
-
-/** How long "test connection" waits for the server (a cold Ollama loads the model first). */
-const SERVER_TEST_TIMEOUT_MS = 60_000;
-
-
-/** Splits a settings patch into its API key (undefined when it has none) and the rest. */
-function takeKey(patch: unknown): { key: string | null | undefined; rest: unknown } {
-  const llm = (patch as { llm?: unknown })?.llm;
-  const server = (llm as { server?: unknown })?.server;
-  if (typeof server !== 'object' || server === null || !('apiKey' in server)) return { key: undefined, rest: patch };
-  const { apiKey, ...otherServer } = server as Record<string, unknown>;
-  // Anything but text or null stays in the patch, for validation to refuse (without echoing it).
-  if (typeof apiKey !== 'string' && apiKey !== null) return { key: undefined, rest: patch };
-  const key = apiKey;
-  const rest = { ...(patch as object), llm: { ...(llm as object), server: otherServer } };
-  return { key, rest };
-}
-
 function serverStatus(s: Settings, engines: LoadedEngines): { baseUrl: string; model: string; fallback: string | null } {
   const fallback = (engines.models.llm as { fallback?: { id: string } | null }).fallback;
   return { baseUrl: s.llm.server.baseUrl, model: s.llm.server.model, fallback: fallback?.id ?? null };
-}
-
-function messageOf(err: unknown, what: string): string {
-  if (isUserError(err)) return err.message;
-  console.error(err);
-  return `${what}: ${err instanceof Error ? err.message : String(err)}`;
 }
