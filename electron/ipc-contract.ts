@@ -4,7 +4,7 @@
  * end-to-end tests). Types plus small pure validators, so the sandboxed preload, the renderer and
  * the bridge can all import it without pulling in Node code.
  */
-import type { PipelineEvent, TimerView } from './pipeline/events';
+import type { AssistantState, PipelineEvent, TimerView } from './pipeline/events';
 import type { LlmInfo } from './engines/llm';
 import type { ModelKind } from '../native-models/types';
 import type { Settings } from './settings/schema';
@@ -70,7 +70,9 @@ export type Command =
   /** The Timers panel's Cancel: the pending timer or alarm with this id (unknown or finished: nothing happens). */
   | { type: 'cancel-timer'; id: string }
   /** The Timers panel's Stop: silences whatever rings. */
-  | { type: 'stop-ringing' };
+  | { type: 'stop-ringing' }
+  /** One-shot mode: listen for one turn (the Talk button, the global shortcut, the tray); over an answer, stop it first. */
+  | { type: 'activate' };
 
 /** The longest timer id a command may carry (the book's own ids are short: "t12"). */
 export const MAX_TIMER_ID_LENGTH = 64;
@@ -123,6 +125,11 @@ export interface AppStatus {
   listening: boolean;
   models: ModelStatus[];
   llm: LlmStatus | null;
+  /**
+   * The desktop around the window: whether this is the app (dev:web has no global shortcut, tray or
+   * login item), and the global shortcut in effect, or why the one in settings is not.
+   */
+  desktop: { shell: boolean; shortcut: string; shortcutError: string | null };
   /** The LLM server's API key: whether one is stored and how it is protected (the key itself never reaches the window). */
   apiKey: { stored: boolean; protection: string };
   /** Why the assistant is not available, and what to do about it. */
@@ -136,6 +143,8 @@ export interface Snapshot {
   notices: string[];
   /** Timers and alarms pending or ringing (later changes arrive as pipeline `timers` events). */
   timers: TimerView[];
+  /** What the assistant is doing now (later changes arrive as pipeline `state` events): 'idle' in one-shot mode between activations. */
+  state: AssistantState;
 }
 
 /** Requests that get an answer. */
@@ -231,7 +240,8 @@ export function parseCommand(v: unknown): Parsed<Command> {
     case 'reset-conversation':
     case 'download-models':
     case 'cancel-download':
-    case 'stop-ringing': {
+    case 'stop-ringing':
+    case 'activate': {
       const extra = onlyKeys(v, ['type'], v.type);
       return extra ? bad(extra) : { ok: true, value: { type: v.type } };
     }

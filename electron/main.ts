@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultUserDataDir, defaultUserModelsDir, searchOrder } from '../native-models/resolver';
 import type { AssistantController } from './app/controller';
+import { Desktop } from './desktop/desktop';
 import { IPC, type AppEvent } from './ipc-contract';
 import { PageGate } from './page-gate';
 import type { AudioSink } from './renderer-output';
@@ -26,6 +27,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 let win: BrowserWindow | null = null;
 let controller: AssistantController | null = null;
+/** The global shortcut, tray, start at login and close-to-tray (electron/desktop/). */
+let desktop: Desktop | null = null;
+/** The page the window loads, once the app has started. */
+let pageUrl: string | null = null;
 let disposed = false;
 
 /**
@@ -79,8 +84,10 @@ function createWindow(appUrl: string): BrowserWindow {
     minHeight: 560,
     title: 'Local Voice Assistant',
     show: false,
-    webPreferences: secureWebPreferences(path.join(here, 'preload.cjs')),
+    // The assistant keeps listening and speaking with its window hidden in the tray: no throttling of a hidden page.
+    webPreferences: { ...secureWebPreferences(path.join(here, 'preload.cjs')), backgroundThrottling: false },
   });
+  desktop?.guardWindow(w);
   w.once('ready-to-show', () => w.show());
   w.webContents.on('did-start-loading', () => appEvents.close());
   w.webContents.on('did-finish-load', () => appEvents.release());
@@ -89,6 +96,17 @@ function createWindow(appUrl: string): BrowserWindow {
   });
   void w.loadURL(appUrl).catch((err: unknown) => console.error(`Could not load ${appUrl}:`, err));
   return w;
+}
+
+/** Shows the window (the tray, the Dock, a second instance), creating it when there is none. */
+function showWindow(): void {
+  if (!win || win.isDestroyed()) {
+    if (pageUrl) win = createWindow(pageUrl);
+    return;
+  }
+  if (win.isMinimized()) win.restore();
+  win.show();
+  win.focus();
 }
 
 function registerIpc(appUrl: string, c: AssistantController): void {
@@ -124,7 +142,10 @@ async function start(): Promise<void> {
     return;
   }
   const appUrl = rendererUrl();
+  pageUrl = appUrl;
   serveRenderer();
+  const d = new Desktop({ userDataDir: app.getPath('userData'), showWindow });
+  desktop = d;
   const c = new loaded.AssistantController({
     settingsFile: path.join(app.getPath('userData'), 'settings.json'),
     modelRoots: (s) => searchOrder({ explicit: s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: bundledModelsDir() }),
@@ -135,10 +156,14 @@ async function start(): Promise<void> {
     fetch: (url, init) => net.fetch(url, init),
     // The LLM server's API key, encrypted by the OS keychain / DPAPI / desktop keyring; never in settings.json.
     secrets: new EncryptedFile(path.join(app.getPath('userData'), 'llm-api-key.enc'), safeStorageCipher),
+    // The global shortcut and start at login, which the controller applies from the settings.
+    shell: d.shell,
   });
   controller = c;
   secureSession(session.defaultSession, appUrl, (contents) => win !== null && !win.isDestroyed() && contents === win.webContents);
   registerIpc(appUrl, c);
+  // Before start(): the tray shows "starting" while the models load.
+  d.attach(c);
   win = createWindow(appUrl);
   c.start().catch((err: unknown) => console.error('The assistant could not start:', err));
 }
@@ -153,18 +178,23 @@ function main(): void {
   // Before ready: a standard, secure scheme gets a real origin, a secure context (the microphone) and fetch.
   protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
-  app.on('second-instance', () => {
-    if (!win) return;
-    if (win.isMinimized()) win.restore();
-    win.focus();
-  });
+  // A second start shows the window, also from the tray (on a desktop with no tray icon, the only way back).
+  app.on('second-instance', () => showWindow());
+  // macOS: a click on the Dock icon.
+  app.on('activate', () => showWindow());
 
   // Applies to every web contents, including any a bug might create: no navigation, popups or webviews.
   app.on('web-contents-created', (_e, contents) => hardenWebContents(contents));
 
-  app.on('window-all-closed', () => app.quit());
+  // Windows are only hidden while the app runs on in the tray or the Dock (see desktop/close-policy.ts).
+  app.on('window-all-closed', () => {
+    if (!desktop || desktop.quitWhenAllClosed()) app.quit();
+  });
+  // Cmd+Q, the tray's Quit, app.quit(): from here on a window's close really closes it.
+  app.on('before-quit', () => desktop?.beginQuit());
 
   app.on('will-quit', (event) => {
+    desktop?.dispose();
     if (disposed || !controller) return;
     disposed = true;
     event.preventDefault();

@@ -58,7 +58,7 @@ async function boot(): Promise<void> {
     trace = [];
   }, 100);
   const snapshot = await a.request({ type: 'get-snapshot' });
-  useUi.setState({ connection: 'connected', settings: snapshot.settings, status: snapshot.status, timers: snapshot.timers });
+  useUi.setState({ connection: 'connected', settings: snapshot.settings, status: snapshot.status, timers: snapshot.timers, state: snapshot.state });
   for (const n of snapshot.notices) useUi.getState().notify('error', n);
   await startAudio(a);
 }

@@ -142,6 +142,45 @@ describe('the app controller on the real engines', () => {
     await until('the new conversation', () => (events.some((e) => e.type === 'notice' && e.message === 'Started a new conversation.') ? true : undefined), 10_000);
   });
 
+  it('one-shot: an activation listens for one turn, speech is then ignored, and an activation over an answer stops it at once', async () => {
+    const turnReports = () => events.flatMap((e) => (e.type === 'pipeline' && e.event.type === 'turn' ? [e.event.report as TurnReport] : []));
+    const stateNow = () => controller.snapshot().state;
+    assert.equal((await controller.request({ type: 'update-settings', patch: { mode: 'one-shot' } })).ok, true);
+    try {
+      await until('idle', () => (stateNow() === 'idle' ? true : undefined), 5000);
+      const weather = await loadClip16k('weather');
+      const n = turnReports().length;
+      controller.command({ type: 'activate' });
+      await speak(weather, 1500);
+      const report = await until('the one turn', () => turnReports()[n]);
+      assert.equal(report.startedBy, 'activation');
+      assert.deepEqual(words(report.userText), words('what is the weather like today'));
+      await until('idle again', () => (stateNow() === 'idle' ? true : undefined), 10_000);
+
+      const from = events.length;
+      await speak(weather, 1500);
+      assert.equal(turnReports().length, n + 1, 'no activation, no turn');
+      assert.ok(!events.slice(from).some((e) => e.type === 'pipeline' && e.event.type === 'speech-start'), 'the speech was not taken for a turn');
+
+      controller.command({ type: 'activate' });
+      const speaking = speak(await loadClip16k('story'), 1500);
+      await until('the answer to play', () => (stateNow() === 'speaking' ? true : undefined), 30_000);
+      const stops = controls.filter((c) => c.action === 'stop').length;
+      const t0 = performance.now();
+      controller.command({ type: 'activate' });
+      const stoppedAfter = performance.now() - t0;
+      assert.equal(controls.filter((c) => c.action === 'stop').length, stops + 1, 'the player was told to stop');
+      assert.ok(stoppedAfter <= 25, `stopped ${stoppedAfter.toFixed(1)} ms after the activation`);
+      await speaking;
+      const interrupted = await until('the interrupted turn', () => turnReports()[n + 1]);
+      assert.equal(interrupted.interrupted, true);
+      assert.ok(interrupted.heardText.length < interrupted.assistantText.length);
+    } finally {
+      await controller.request({ type: 'update-settings', patch: { mode: 'hands-free' } });
+      controller.command({ type: 'reset-conversation' });
+    }
+  });
+
   it('a context size change reloads the model; an invalid change is refused and reloads nothing', async () => {
     const bad = await controller.request({ type: 'update-settings', patch: { llm: { contextSize: 7 } } });
     assert.equal(bad.ok, false);

@@ -155,8 +155,8 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
 
   it('push-to-talk: holding Space during the speech gives a turn ended by the release', async () => {
     await withApp(bridge, clip('silence'), async (page) => {
-      await page.locator('[data-testid=hands-free]').click();
-      await page.locator('[data-testid=hands-free][aria-checked=false]').waitFor();
+      await page.locator('[data-testid=mode-push-to-talk]').click();
+      await page.locator('[data-testid=mode-push-to-talk][aria-checked=true]').waitFor();
     });
     await withApp(bridge, clip('weather'), async (page) => {
       await page.keyboard.down('Space');

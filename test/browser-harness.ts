@@ -72,7 +72,7 @@ async function requestOverBridge(url: string, requests: unknown[]): Promise<unkn
 }
 
 /** Settings every browser test starts from: short answers and two LLM threads keep runs quick on 2 cores. */
-const TEST_SETTINGS = { llm: { threads: 2, maxTokens: 16 } };
+export const TEST_SETTINGS = { llm: { threads: 2, maxTokens: 16 } };
 
 /**
  * Starts `dev:web` on a free port with the shared test models. `settings` is written to the settings
@@ -157,14 +157,17 @@ export function launchBrowser(wav: string): Promise<Browser> {
   });
 }
 
-/** Opens the app and waits until it is connected, its models are ready and the microphone runs. */
-export async function openApp(browser: Browser, url: string): Promise<Page> {
+/**
+ * Opens the app and waits until it is connected, its models are ready and the microphone runs:
+ * the state `readyState` ('listening'; 'idle' in one-shot mode).
+ */
+export async function openApp(browser: Browser, url: string, readyState = 'listening'): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   (page as Page & { errors?: string[] }).errors = errors;
   await page.goto(url);
-  await page.locator('[data-testid=assistant-state][data-state=listening]').waitFor({ timeout: 30_000 });
+  await page.locator(`[data-testid=assistant-state][data-state=${readyState}]`).waitFor({ timeout: 30_000 });
   return page;
 }
 

@@ -5,7 +5,7 @@ import type { TurnReport } from '../electron/pipeline/report';
 import { latencyOf } from '../electron/pipeline/report';
 import { replayEndpointing, type VadPoint } from '../renderer/model/endpoint-replay';
 import { percentile } from '../electron/pipeline/stats';
-import { inputGainLabel, llmLine, modelLine, plannedKindLabel, serverHost } from '../renderer/model/labels';
+import { inputGainLabel, llmLine, modelLine, plannedKindLabel, serverHost, talkButtonLabel, turnEnds } from '../renderer/model/labels';
 import { DEFAULT_CATALOG } from '../native-models/catalog';
 import { optionalMissingLine } from '../native-models/setup-plan';
 import { summarize, waterfall } from '../renderer/model/latency';
@@ -109,7 +109,7 @@ describe('endpoint replay', () => {
 function report(t: Partial<TurnReport['timings']>): TurnReport {
   const timings = { speechStartMs: 0, speechEndMs: 1000, endOfTurnMs: 1600, sttFinalMs: 1610, llmFirstTokenMs: 1650, firstClauseMs: 1700, firstAudioMs: 1730, lastAudioMs: 3000, ...t };
   return {
-    index: 0, userText: 'hi', assistantText: 'hello', heardText: 'hello', interrupted: false, endReason: 'silence', bargeIn: null,
+    index: 0, userText: 'hi', assistantText: 'hello', heardText: 'hello', interrupted: false, startedBy: 'speech', endReason: 'silence', bargeIn: null,
     holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, command: null, llmUsed: true, llm: { provider: 'local', fallback: false, error: null }, prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings),
     engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 },
   };
@@ -214,6 +214,22 @@ describe('where the LLM runs, in the status bar', () => {
       'LLM llama3.2:3b on gpu-box.local:11434',
     );
     assert.equal(serverHost('not a url'), 'not a url');
+  });
+});
+
+describe('one-shot labels', () => {
+  it('the talk button says what a press does now, with the shortcut as this platform writes it', () => {
+    assert.equal(talkButtonLabel('idle', 'CommandOrControl+Alt+Space', 'linux'), 'Press to talk (Space or Ctrl+Alt+Space)');
+    assert.equal(talkButtonLabel('idle', '', 'linux'), 'Press to talk (Space)');
+    assert.equal(talkButtonLabel('listening', 'x', 'linux'), 'Listening… press again to stop');
+    assert.equal(talkButtonLabel('hearing', 'x', 'linux'), 'Hearing you… press to send now');
+    assert.match(talkButtonLabel('speaking', 'CommandOrControl+Alt+Space', 'darwin'), /^Press to interrupt and talk \(Space or .*Space\)$/);
+  });
+  it('a turn says how it started and ended', () => {
+    assert.equal(turnEnds({ startedBy: 'activation', endReason: 'activation' }), 'started by a press · ended by a second press');
+    assert.equal(turnEnds({ startedBy: 'activation', endReason: 'turn-model' }), 'started by a press · ended by the end-of-turn model');
+    assert.equal(turnEnds({ startedBy: 'push-to-talk', endReason: 'push-to-talk' }), 'ended by release');
+    assert.equal(turnEnds({ startedBy: 'speech', endReason: 'silence' }), 'ended by silence');
   });
 });
 

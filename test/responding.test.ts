@@ -61,6 +61,7 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
       speechStartMs,
       speechEndMs: clock.t - 500,
       endOfTurnMs: clock.t,
+      startedBy: 'speech',
       reason: 'silence',
       inputGainDb: 0,
       turnChecks: null,
@@ -172,6 +173,33 @@ describe('responding (scripted turn events)', () => {
     clock.t = 100_000;
     r.settle(clock.t);
     assert.equal(r.reports[0]!.holdingPhrase, true);
+  });
+
+  it('a one-shot activation over the answer stops it at once; over an unheard one it goes on with the turn unless nothing is said', async () => {
+    const { r, clock, output, endTurn, history } = setup({ firstTokenDelayMs: 30 });
+    endTurn('tell me');
+    await r.drain();
+    clock.t = 150;
+    r.onTurnEvent({ type: 'activation', atMs: clock.t });
+    assert.ok(output.endMs <= 150, 'nothing plays after it');
+    clock.t = 300;
+    r.settle(clock.t);
+    assert.deepEqual(r.reports[0]!.bargeIn, { detectedMs: 150, playbackStoppedMs: 150, speechStartMs: 150 });
+    assert.equal(r.reports[0]!.heardText, 'It is sunny.');
+    // Unheard: the answer is dropped and its words wait for the turn the activation opened...
+    clock.t = 2000;
+    endTurn('what about', 1000);
+    r.onTurnEvent({ type: 'activation', atMs: 2010 });
+    // ...but that listening closed with no turn (see VoicePipeline): they go with it.
+    r.dropCarried();
+    clock.t = 5000;
+    endTurn('a new question', 4000);
+    await r.drain();
+    clock.t = 100_000;
+    r.settle(clock.t);
+    assert.equal(r.reports.at(-1)!.userText, 'a new question');
+    assert.equal(r.reports.at(-1)!.mergedContinuation, false);
+    assert.ok(!history().some((m) => m.includes('what about')), 'the dropped question is not in history');
   });
 
   it('stopSpeaking cancels what is playing and nothing held resumes', async () => {

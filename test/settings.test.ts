@@ -94,7 +94,7 @@ test('each kind of invalid field is named, and all of them are reported', () => 
     silenceMs: 200,
     colour: 'blue',
   });
-  assert.match(errorAt(errors, 'mode').message, /one of "hands-free", "push-to-talk", got "always-on"/);
+  assert.match(errorAt(errors, 'mode').message, /one of "hands-free", "push-to-talk", "one-shot", got "always-on"/);
   assert.equal(errorAt(errors, 'endpointing.silenceMs').message, 'must be a whole number between 100 and 5000 (ms), got "abc"');
   assert.match(errorAt(errors, 'endpointing.minSpeechMs').message, /between 0 and 2000 \(ms\), got -3$/);
   assert.match(errorAt(errors, 'endpointing.vadThreshold').message, /between 0.05 and 0.95, got 1.5$/);

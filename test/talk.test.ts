@@ -81,6 +81,17 @@ describe('talk (headless pipeline on the real engines)', () => {
     assert.ok(Math.abs(turn.timings.speechEndMs - MANIFEST.weather!.speech[0]!.end * 1000) <= 100);
   });
 
+  it('one-shot (--activate 0.2 over weather): one turn, started by the activation, and the activation in the log', async () => {
+    const { report, stdout } = await talk('weather', ['--activate', '0.2']);
+    assert.equal(report.turns.length, 1);
+    const turn = report.turns[0]!;
+    assert.equal(turn.startedBy, 'activation');
+    assert.deepEqual(words(turn.userText), words(MANIFEST.weather!.speech[0]!.text));
+    assert.equal((report.settings as { mode: string }).mode, 'one-shot');
+    assert.match(stdout, /activation: listening for one turn \(0\.2\d s\)/);
+    assert.match(stdout, /started by activation, ended by (silence|turn-model)/);
+  });
+
   for (const clip of ['silence', 'noise']) {
     it(`${clip}: no turn`, async () => {
       const { report, output } = await talk(clip);
@@ -118,6 +129,8 @@ describe('talk: user errors give one clear line and a non-zero exit', () => {
     ['missing --input', ['--models', MODELS], /--input/],
     ['unknown option', ['--input', weatherPath, '--bogus'], /bogus/],
     ['bad --ptt', ['--input', weatherPath, '--models', MODELS, '--ptt', '2.3-0.4'], /--ptt/],
+    ['bad --activate', ['--input', weatherPath, '--models', MODELS, '--activate', '0.2,soon'], /--activate: "soon" is not a time in seconds/],
+    ['--activate past the input', ['--input', weatherPath, '--models', MODELS, '--activate', '12'], /--activate: 12 s is not within the input/],
   ];
   for (const [name, args, message] of cases) {
     it(name, async () => {

@@ -5,7 +5,7 @@ import { TimelineOutput } from '../electron/pipeline/output';
 import { newTurnRecord, turnReport, type SpokenAnswer } from '../electron/pipeline/turn-record';
 
 const base = () =>
-  newTurnRecord({ index: 3, speechStartMs: 1000, speechEndMs: 2000, endOfTurnMs: 2600, endReason: 'silence', mergedContinuation: false, inputGainDb: 6, turnChecks: null });
+  newTurnRecord({ index: 3, speechStartMs: 1000, speechEndMs: 2000, endOfTurnMs: 2600, startedBy: 'speech', endReason: 'silence', mergedContinuation: false, inputGainDb: 6, turnChecks: null });
 
 function answer(output: TimelineOutput, text: string, queuedAtMs: number, ms: number): SpokenAnswer {
   const a = output.enqueue(new Float32Array((ms / 1000) * 16000), 16000, queuedAtMs);

@@ -25,7 +25,7 @@ import type { Hardware } from '../../native-models/recommend';
 import { optionalMissingLine, WITHOUT_OPTIONAL } from '../../native-models/setup-plan';
 import type { ModelEntry } from '../../native-models/types';
 import { RealtimeClock, type Clock } from '../pipeline/clock';
-import { EventHub, type TimerView } from '../pipeline/events';
+import { EventHub, type AssistantState, type TimerView } from '../pipeline/events';
 import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { RendererOutput, type AudioSink } from '../renderer-output';
@@ -34,6 +34,7 @@ import { OwnerOnlyFile, type SecretStore } from '../secrets/secret-store';
 import { messageOf } from './messages';
 import { ModelSetup } from './model-setup';
 import { API_KEY_FILE, ServerAccess, takeKey } from './server-access';
+import type { DesktopShell } from '../desktop/shell';
 import { mergeSettings, withoutSecrets, type DeepPartial, type Settings } from '../settings/schema';
 import { TimerBook } from '../timers/timer-book';
 import { TimerStore } from '../timers/timer-store';
@@ -61,6 +62,8 @@ export interface ControllerOptions {
   appVersion?: string;
   /** Where the LLM server's API key is kept (default: an owner-only file in dataDir; the app passes safeStorage). */
   secrets?: SecretStore;
+  /** The global shortcut and start at login (the Electron app's; none in dev:web and the tests). */
+  shell?: DesktopShell;
 }
 
 const KINDS: readonly ModelKind[] = ['vad', 'stt', 'tts', 'llm', 'turn'];
@@ -99,6 +102,7 @@ export class AssistantController {
     models: KINDS.map((kind) => ({ kind, state: 'waiting' })),
     llm: null,
     apiKey: { stored: false, protection: '' },
+    desktop: { shell: false, shortcut: '', shortcutError: null },
     error: null,
   };
   private readonly server: ServerAccess;
@@ -120,6 +124,8 @@ export class AssistantController {
   private readonly timersTicker: ReturnType<typeof setInterval>;
   /** Every turn, logged in the data folder's history/ (electron/history/). */
   private readonly history: HistoryRecorder;
+  /** The pipeline's last state, for a window that connects later (the snapshot). */
+  private assistantState: AssistantState = 'listening';
 
   constructor(private readonly options: ControllerOptions) {
     this.clock = options.clock ?? new RealtimeClock();
@@ -185,7 +191,7 @@ export class AssistantController {
     if (notice) this.notice('error', notice, true);
     await this.server.moveOutOfSettings();
     // Before the first load the window has not been told anything: the snapshot carries it.
-    this.status = { ...this.status, apiKey: await this.server.status() };
+    this.status = { ...this.status, apiKey: await this.server.status(), desktop: await this.applyDesktop(this.store.current) };
     this.emit({ type: 'settings', settings: this.settings });
     // Loaded once, before the first pipeline: it fires anything that fell due while the app was closed.
     const timers = await this.timerStore.load();
@@ -285,6 +291,7 @@ export class AssistantController {
       // A ring marks the entry fired in the book without a change callback: stored too, so a restart does not ring it again.
       if (event.type === 'timer') this.saveTimers();
       if (event.type === 'timers') this.timersSent = JSON.stringify(event.timers);
+      if (event.type === 'state') this.assistantState = event.state;
       if (event.type === 'turn') void this.history.record(event.report, this.store.current, engines.models);
       this.emit({ type: 'pipeline', event });
     });
@@ -327,7 +334,7 @@ export class AssistantController {
   }
 
   snapshot(): Snapshot {
-    return { settings: this.settings, status: this.status, notices: [...this.notices], timers: this.timerViews() };
+    return { settings: this.settings, status: this.status, notices: [...this.notices], timers: this.timerViews(), state: this.assistantState };
   }
 
   /** One microphone frame from the renderer; anything that is not one is dropped. */
@@ -383,6 +390,11 @@ export class AssistantController {
         // Between pipelines (a reload): on the book itself, so the button never does nothing.
         else if (this.timerBook.cancel(Date.now(), { id: c.id }).length > 0) this.timersChangedOffline();
         break;
+      case 'activate':
+        // An activation is a request to talk: a muted microphone is turned back on for it.
+        if (!this.status.listening) this.setStatus({ listening: true });
+        p?.activate();
+        break;
       case 'stop-ringing':
         if (p) p.stopRinging();
         else if (this.timerBook.stop(Date.now()).length > 0) this.timersChangedOffline();
@@ -430,6 +442,8 @@ export class AssistantController {
   /** A patch from the window; an API key in it goes to the key store, never into settings.json. */
   private async updateSettings(patch: unknown): Promise<SettingsUpdateResult> {
     const { key, rest } = takeKey(patch);
+    const refused = await this.applyDesktopChange(rest);
+    if (refused) return { ok: false, error: refused };
     if (key === undefined) return this.changeSettings(() => this.store.update(rest));
     try {
       // The rest is checked before the key is stored: an invalid patch changes nothing.
@@ -440,6 +454,49 @@ export class AssistantController {
     const stored = await this.setKey(key, false);
     if (!stored.ok) return stored;
     return this.changeSettings(() => this.store.update(rest), true);
+  }
+
+  /**
+   * Applies the desktop settings at start. A shortcut another program holds is reported (the window
+   * says so beside the setting) and the assistant runs without it.
+   */
+  private async applyDesktop(s: Settings): Promise<AppStatus['desktop']> {
+    const shell = this.options.shell;
+    if (!shell) return { shell: false, shortcut: s.desktop.shortcut, shortcutError: null };
+    const shortcutError = shell.setShortcut(s.desktop.shortcut);
+    if (shortcutError) this.notice('error', shortcutError, true);
+    // Only an "on" is re-applied at start (it refreshes a moved app's path); "off" is applied when
+    // changed, so a login item the user added in the system's own settings is left alone.
+    const loginError = s.desktop.startAtLogin ? await shell.setStartAtLogin(true) : null;
+    if (loginError) this.notice('error', loginError, true);
+    return { shell: true, shortcut: shortcutError ? '' : s.desktop.shortcut, shortcutError };
+  }
+
+  /**
+   * A patch that changes the shortcut or start at login is applied to the desktop before it is
+   * saved: a shortcut another program holds is refused, and the setting is not saved as if it
+   * worked. Returns why, or null (also for a patch that does not validate: saving reports that).
+   */
+  private async applyDesktopChange(patch: unknown): Promise<string | null> {
+    const shell = this.options.shell;
+    if (!shell) return null;
+    let next: Settings;
+    try {
+      next = mergeSettings(this.store.current, patch as DeepPartial<Settings>);
+    } catch {
+      return null;
+    }
+    const before = this.store.current.desktop;
+    if (next.desktop.shortcut !== before.shortcut) {
+      const error = shell.setShortcut(next.desktop.shortcut);
+      if (error) return error;
+      this.setStatus({ desktop: { shell: true, shortcut: next.desktop.shortcut, shortcutError: null } });
+    }
+    if (next.desktop.startAtLogin !== before.startAtLogin) {
+      const error = await shell.setStartAtLogin(next.desktop.startAtLogin);
+      if (error) return error;
+    }
+    return null;
   }
 
   /** Stores or removes the key; a server in use is reconnected with it. */

@@ -9,6 +9,7 @@ import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, withoutSecrets, type Settings } from '../settings/schema';
 import { FastForwardClock, RealtimeClock } from '../pipeline/clock';
 import { EchoSimulator, parseEchoSpec } from '../pipeline/echo';
+import type { PipelineEvent } from '../pipeline/events';
 import { TimelineOutput } from '../pipeline/output';
 import type { TurnReport } from '../pipeline/report';
 import { runInput } from '../pipeline/run-input';
@@ -22,7 +23,7 @@ import { HistoryRecorder } from '../history/recorder';
 import { loadEnginesFor } from './engines-for';
 
 const USAGE =
-  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--echo GAIN:DELAY_MS] [--now HH:MM] [--tail SECONDS] [--log DIR] [--fast] [--quiet]';
+  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--now HH:MM] [--tail SECONDS] [--log DIR] [--fast] [--quiet]';
 
 const HELP = `Runs the voice pipeline headless: a WAV file plays the microphone, every turn is printed.
 
@@ -34,6 +35,7 @@ Usage: ${USAGE}
   --models DIR           where to find models (default: the user's models folder, then the bundled ones)
   --settings FILE        settings JSON merged over the defaults, e.g. {"endpointing": {"silenceMs": 300}}
   --ptt START-END,...    hold the push-to-talk key over these spans (seconds); implies push-to-talk mode
+  --activate S,...       one-shot activations at these times (seconds), as the shortcut would; implies one-shot mode
   --echo GAIN:DELAY_MS   mix the assistant's voice back into the input, as laptop speakers would
   --now HH:MM            the local time of day when the input starts (default: the system clock)
   --tail SECONDS         after the input, keep listening this long for timers and alarms to ring (default 30)
@@ -60,6 +62,27 @@ function parseNow(text: string): number {
   return d.getTime();
 }
 
+/** `--activate 0.2,4.9`: activation times in seconds, returned in ms, in order. */
+function parseActivations(spec: string): number[] {
+  return spec
+    .split(',')
+    .map((part) => {
+      const s = /^\s*\d+(?:\.\d+)?\s*$/.test(part) ? Number(part) : NaN;
+      if (!Number.isFinite(s)) throw new UserError(`--activate: "${part}" is not a time in seconds (example: --activate 0.2,4.9)`, 'usage');
+      return s * 1000;
+    })
+    .sort((a, b) => a - b);
+}
+
+/** What one-shot listening did, as a line of the console log. */
+function oneShotLine(e: Extract<PipelineEvent, { type: 'one-shot' }>): string | null {
+  const at = `(${sec(e.t)})`;
+  if (e.reason === 'activation') return `  ◉ activation: ${e.state === 'armed' ? 'listening for one turn' : 'listening stopped'} ${at}`;
+  if (e.state !== 'idle' || e.reason === 'speech') return null;
+  const why = { 'end-of-turn': 'the turn ended', 'no-speech': 'no speech came', 'input-ended': 'the input ended' }[e.reason];
+  return `  ○ listening stopped: ${why} ${at}`;
+}
+
 function parseTail(text: string): number {
   const s = Number(text);
   if (!Number.isFinite(s) || s < 0 || s > 3600) throw new UserError(`--tail: "${text}" is not a number of seconds from 0 to 3600`, 'usage');
@@ -80,7 +103,8 @@ export function formatTurn(r: TurnReport): string {
   const t = r.timings;
   const l = r.latency;
   return [
-    `turn ${r.index}  (${(t.speechStartMs / 1000).toFixed(2)}-${(t.speechEndMs / 1000).toFixed(2)} s, ended by ${r.endReason}` +
+    `turn ${r.index}  (${(t.speechStartMs / 1000).toFixed(2)}-${(t.speechEndMs / 1000).toFixed(2)} s, ` +
+      `${r.startedBy === 'speech' ? '' : `started by ${r.startedBy}, `}ended by ${r.endReason}` +
       `${r.mergedContinuation ? ', merged continuation' : ''}${r.holdingPhrase ? ', holding phrase' : ''}` +
       `${r.inputGainDb >= 1 ? `, input raised ${Math.round(r.inputGainDb)} dB` : ''})`,
     `  user:      ${r.userText}`,
@@ -115,6 +139,7 @@ async function main(): Promise<void> {
       fast: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       ptt: { type: 'string' },
+      activate: { type: 'string' },
       echo: { type: 'string' },
       now: { type: 'string' },
       tail: { type: 'string' },
@@ -127,6 +152,8 @@ async function main(): Promise<void> {
 
   // Bad input is reported before any model loads.
   const ptt = values.ptt === undefined ? null : parsePttSchedule(values.ptt);
+  const activations = values.activate === undefined ? null : parseActivations(values.activate);
+  if (ptt && activations) throw new UserError('--ptt and --activate cannot be combined: push-to-talk and one-shot are different modes', 'usage');
   const echo = values.echo === undefined ? null : parseEchoSpec(values.echo);
   if (values.echo !== undefined && !echo) {
     throw new UserError(`--echo: "${values.echo}" is not GAIN:DELAY_MS (gain 0-4, delay 0-2000 ms; example: --echo 0.5:30)`, 'usage');
@@ -136,10 +163,12 @@ async function main(): Promise<void> {
   if (values.log === '') throw new UserError(`--log needs a folder. Usage: ${USAGE}`, 'usage');
   const history = values.log === undefined ? null : await talkHistory(values.log);
   const loaded: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
-  // Simulating the key implies push-to-talk mode.
-  const settings: Settings = ptt ? { ...loaded, mode: 'push-to-talk' } : loaded;
+  // Simulating the key implies push-to-talk mode; simulating activations, one-shot mode.
+  const settings: Settings = ptt ? { ...loaded, mode: 'push-to-talk' } : activations ? { ...loaded, mode: 'one-shot' } : loaded;
   const audio = await readWavFile(values.input);
   const samples = toMono16k(audio);
+  const late = activations?.find((a) => a >= audio.durationSec * 1000);
+  if (late !== undefined) throw new UserError(`--activate: ${late / 1000} s is not within the input (${audio.durationSec.toFixed(2)} s long)`, 'usage');
 
   const engines = await loadEnginesFor(settings, values.models);
   const log = (line: string) => {
@@ -168,10 +197,15 @@ async function main(): Promise<void> {
     else if (e.type === 'merged') log(`  + the user went on before hearing answer ${e.turn}: merged into the next turn (${sec(e.t)})`);
     else if (e.type === 'holding-phrase') log(`  … holding phrase "${e.text}" (${sec(e.t)})`);
     else if (e.type === 'timer') log(`  ⏰ ${e.kind} rings: "${e.text}" (${sec(e.t)})`);
+    else if (e.type === 'one-shot') {
+      const line = oneShotLine(e);
+      if (line) log(line);
+    }
   });
 
   try {
     let held = false;
+    const pending = [...(activations ?? [])];
     const speakers = echo ? new EchoSimulator(output, echo.gain, echo.delayMs) : null;
     await runInput(pipeline, samples, clock, output, {
       fast: values.fast,
@@ -180,6 +214,11 @@ async function main(): Promise<void> {
       wakeWithinMs: tailMs,
       beforeFrame: (frame, startMs) => {
         speakers?.mixInto(frame, startMs);
+        // Each activation fires once the input has reached its time, between two frames.
+        while (pending.length > 0 && pending[0]! <= startMs) {
+          pending.shift();
+          pipeline.activate();
+        }
         if (!ptt) return;
         const down = ptt.some(([a, b]) => startMs >= a && startMs < b);
         if (down !== held) pipeline.pushToTalk((held = down));

@@ -1,8 +1,11 @@
 import type { Clause } from '../text/clauses';
+import type { ListenCue } from '../audio/chime';
+import type { OneShotReason, OneShotState } from './one-shot';
 import type { TurnReport } from './report';
 import type { EndReason } from './segmenter';
 
-export type AssistantState = 'listening' | 'hearing' | 'thinking' | 'speaking';
+/** `idle`: one-shot mode with the microphone closed (speech is ignored until an activation). */
+export type AssistantState = 'idle' | 'listening' | 'hearing' | 'thinking' | 'speaking';
 
 /** A timer or alarm as the window shows it (times in epoch ms). */
 export interface TimerView {
@@ -42,6 +45,10 @@ export type PipelineEvent =
   | { type: 'timers'; t: number; timers: TimerView[] }
   /** A finished turn; `turn` is the index the turn's other events carried. */
   | { type: 'turn'; t: number; turn: number; report: TurnReport }
+  /** One-shot listening opened (`armed`), became a turn, or closed (`idle`), and why. */
+  | { type: 'one-shot'; t: number; state: OneShotState; reason: OneShotReason }
+  /** A one-shot listening cue was queued on the output (with `desktop.listenChime` on). */
+  | { type: 'listen-cue'; t: number; cue: ListenCue }
   | { type: 'notice'; t: number; message: string }
   | { type: 'error'; t: number; message: string };
 

@@ -42,6 +42,12 @@ export interface BargeInTimes {
   speechStartMs: number | null;
 }
 
+/**
+ * What started the user's turn: hands-free `speech`, the `push-to-talk` key, or a one-shot
+ * `activation` (shortcut, tray, button) that opened the microphone for it.
+ */
+export type StartedBy = 'activation' | 'push-to-talk' | 'speech';
+
 export interface TurnReport {
   /** The turn's number, the `turn` its events carried (a merged or empty turn leaves a gap). */
   index: number;
@@ -50,6 +56,8 @@ export interface TurnReport {
   /** The part of the answer that was played before any interruption (all of it when none). */
   heardText: string;
   interrupted: boolean;
+  /** What started the user's turn. */
+  startedBy: StartedBy;
   /** What ended the user's speaking turn. */
   endReason: EndReason;
   bargeIn: BargeInTimes | null;

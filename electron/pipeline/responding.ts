@@ -14,7 +14,7 @@ import type { EventHub, TimerView } from './events';
 import { HoldingPhrases } from './holding-phrase';
 import type { AudioOutput } from './output';
 import { Reply } from './reply';
-import { round, type TurnReport } from './report';
+import { round, type StartedBy, type TurnReport } from './report';
 import { serialSynthesizer } from './tts-queue';
 import { newTurnRecord, turnReport } from './turn-record';
 import type { EndedTurn, TurnEvent } from './turn-taking';
@@ -32,6 +32,7 @@ interface PendingTurn {
 /** A turn whose answer was dropped because the user went on talking: the next turn continues it. */
 interface Carried {
   speechStartMs: number;
+  startedBy: StartedBy;
   transcript: Promise<string>;
 }
 
@@ -199,8 +200,10 @@ export class Responding {
         this.apply(this.bargeIn.onSpeechStart(e.atMs, this.phase(e.atMs)), e.startMs);
         break;
       case 'key-down':
+      case 'activation':
+        // Both are explicit: the answer stops at once (or, unheard, the turn goes on), no confirmation needed.
         this.dropDraft(true);
-        this.apply(this.bargeIn.onKeyPress(e.atMs, this.phase(e.atMs)), e.startMs);
+        this.apply(this.bargeIn.onKeyPress(e.atMs, this.phase(e.atMs)), e.type === 'key-down' ? e.startMs : e.atMs);
         break;
       case 'discarded': {
         if (!this.bargeIn.holding) break;
@@ -336,9 +339,18 @@ export class Responding {
       p.holding?.discard();
       p.reply.discard();
       if (p.settled) this.updateHistory(p.reply);
-      this.carried = { speechStartMs: this.carried?.speechStartMs ?? p.reply.record.speechStartMs, transcript: p.reply.transcript };
+      const first = this.carried ?? p.reply.record;
+      this.carried = { speechStartMs: first.speechStartMs, startedBy: first.startedBy, transcript: p.reply.transcript };
       this.events.emit({ type: 'merged', t: atMs, turn: p.reply.turn });
     }
+  }
+
+  /**
+   * The user's side closed with no turn (one-shot listening no one spoke into): words carried over
+   * from an unheard answer it dropped go too, rather than join a turn that comes much later.
+   */
+  dropCarried(): void {
+    this.carried = null;
   }
 
   /** History keeps only what the user heard: all of an answer, its heard part, or nothing. */
@@ -356,6 +368,7 @@ export class Responding {
       speechStartMs: carried?.speechStartMs ?? turn.speechStartMs,
       speechEndMs: turn.speechEndMs,
       endOfTurnMs: turn.endOfTurnMs,
+      startedBy: carried?.startedBy ?? turn.startedBy,
       endReason: turn.reason,
       mergedContinuation: carried !== null,
       inputGainDb: turn.inputGainDb,

@@ -13,8 +13,11 @@ export interface EndpointingConfig {
 }
 
 /** What ended the user's speaking turn. (An interrupted answer is recorded separately, as `bargeIn`.) */
-/** `turn-model`: the end-of-turn model judged a pause the end of a finished sentence. */
-export type EndReason = 'silence' | 'turn-model' | 'max-length' | 'push-to-talk' | 'input-ended';
+/**
+ * `turn-model`: the end-of-turn model judged a pause the end of a finished sentence. `activation`: a
+ * second one-shot activation (shortcut, tray, button) ended the turn at once.
+ */
+export type EndReason = 'silence' | 'turn-model' | 'max-length' | 'push-to-talk' | 'activation' | 'input-ended';
 
 export type SegmenterEvent =
   /** The VAD heard something: recognition may start, it is not a turn yet. */

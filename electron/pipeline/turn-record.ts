@@ -1,6 +1,6 @@
 import type { LlmRoute } from '../engines/llm-fallback';
 import type { AudioOutput } from './output';
-import { latencyOf, round, type BargeInTimes, type TurnReport, type TurnTimings } from './report';
+import { latencyOf, round, type BargeInTimes, type StartedBy, type TurnReport, type TurnTimings } from './report';
 import type { EndReason } from './segmenter';
 import type { TurnCheck } from './turn-end';
 import type { UtteranceTimes } from './utterance';
@@ -23,6 +23,7 @@ export interface TurnRecord {
   speechStartMs: number;
   speechEndMs: number;
   endOfTurnMs: number;
+  startedBy: StartedBy;
   endReason: EndReason;
   /** The user went on talking after a pause before hearing any answer: both parts are this one turn. */
   mergedContinuation: boolean;
@@ -55,7 +56,7 @@ export interface TurnRecord {
 }
 
 /** A record for a turn that just ended; the rest is filled in as its reply goes. */
-export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' | 'speechEndMs' | 'endOfTurnMs' | 'endReason' | 'mergedContinuation' | 'inputGainDb' | 'turnChecks'>): TurnRecord {
+export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' | 'speechEndMs' | 'endOfTurnMs' | 'startedBy' | 'endReason' | 'mergedContinuation' | 'inputGainDb' | 'turnChecks'>): TurnRecord {
   return {
     ...ended,
     userText: '',
@@ -100,6 +101,7 @@ export function turnReport(r: TurnRecord, output: AudioOutput): TurnReport {
     assistantText: (r.answer?.text ?? '').trim(),
     heardText: r.discarded ? '' : (r.answer?.heardText ?? ''),
     interrupted: r.interrupted,
+    startedBy: r.startedBy,
     endReason: r.endReason,
     bargeIn: r.bargeIn,
     holdingPhrase: r.holdingPhrase,

@@ -11,10 +11,11 @@ import { EchoCanceller } from './echo-canceller';
 import { EnergyTracker } from './energy';
 import type { EventHub } from './events';
 import { InputTimeline } from './mic-input';
+import { OneShotPolicy, type OneShotChange, type OneShotState } from './one-shot';
 import type { AudioOutput } from './output';
 import { PostRoll } from './post-roll';
 import type { Transcript } from './reply';
-import { round } from './report';
+import { round, type StartedBy } from './report';
 import { Segmenter, type EndReason, type SegmenterEvent } from './segmenter';
 import { TurnEndPolicy, type TurnCheck } from './turn-end';
 
@@ -26,6 +27,8 @@ export interface EndedTurn {
   speechEndMs: number;
   /** When the end was decided. */
   endOfTurnMs: number;
+  /** What started it: speech (hands-free), the push-to-talk key, a one-shot activation. */
+  startedBy: StartedBy;
   reason: EndReason;
   /** The input gain (dB) applied when the turn ended. */
   inputGainDb: number;
@@ -43,6 +46,8 @@ export type TurnEvent =
   | { type: 'speech-start'; atMs: number; startMs: number }
   /** The push-to-talk key went down (a turn begins at once, no confirmation needed). */
   | { type: 'key-down'; atMs: number; startMs: number }
+  /** A one-shot activation while the assistant speaks or an answer is on its way: it stops at once, as for the key. */
+  | { type: 'activation'; atMs: number }
   /**
    * The candidate was nothing for a turn (a cough, a click, the assistant's own echo, a short word);
    * `words`: what the recognizer finally made of it ("stop" is shorter than a turn needs).
@@ -103,6 +108,10 @@ export class TurnTaking {
   private lastWords = '';
   /** Push-to-talk key held since downMs. */
   private ptt: { downMs: number; firstSpeechMs: number | null } | null = null;
+  /** One-shot mode: whether an activation has opened the microphone for a turn (times on the pipeline clock). */
+  private readonly oneShot = new OneShotPolicy();
+  /** What started the candidate or turn in progress. */
+  private startedBy: StartedBy = 'speech';
   private nextIndex = 0;
   /** Counts ended turns (also those with nothing to recognize): a late verdict belongs to its own. */
   private ended = 0;
@@ -122,6 +131,8 @@ export class TurnTaking {
     private readonly events: EventHub,
     private readonly gate: TurnGate,
     private readonly onTurn: (e: TurnEvent) => void,
+    /** One-shot listening started, became a turn, or stopped. */
+    private readonly onOneShot: (change: OneShotChange) => void = () => {},
   ) {
     this.timeline = new InputTimeline(clock);
     this.turnEnd = new TurnEndPolicy(() => !!this.engines.turn);
@@ -151,9 +162,19 @@ export class TurnTaking {
     return this.segmenter.inTurn || this.ptt !== null;
   }
 
-  /** The user may be talking. */
+  /** The user may be talking (or, activated, is about to). */
   get active(): boolean {
-    return this.segmenter.hasCandidate || this.ptt !== null;
+    return this.segmenter.hasCandidate || this.ptt !== null || this.oneShotState === 'armed';
+  }
+
+  /** Where one-shot listening stands; null outside one-shot mode. */
+  get oneShotState(): OneShotState | null {
+    return this.settings().mode === 'one-shot' ? this.oneShot.state : null;
+  }
+
+  /** When an activation's wait for speech runs out (pipeline clock); null when none is waiting. */
+  get oneShotDueMs(): number | null {
+    return this.oneShotState === null ? null : this.oneShot.dueMs;
   }
 
   /**
@@ -185,7 +206,10 @@ export class TurnTaking {
 
   /** Decides what a heard window means for the turn, given the assistant's phase as it was heard. */
   decide({ window, speech, atMs }: HeardWindow, phase: AssistantPhase): void {
-    if (this.settings().mode === 'push-to-talk') {
+    const mode = this.settings().mode;
+    // Another mode took over: an activation from before must not linger until one-shot comes back.
+    if (mode !== 'one-shot') this.oneShot.reset();
+    if (mode === 'push-to-talk') {
       // The key decides the turn; the VAD only places the speech inside it.
       if (this.ptt) {
         if (speech && this.ptt.firstSpeechMs === null) this.ptt.firstSpeechMs = this.energy.onsetBefore(atMs, 400) ?? atMs;
@@ -194,8 +218,10 @@ export class TurnTaking {
       return;
     }
     if (!this.segmenter.hasCandidate) this.candidatePhase = phase;
-    // With barge-in off, speech over the assistant's voice is not a turn.
-    const heard = speech && (this.segmenter.hasCandidate || this.gate.listens(phase));
+    // With barge-in off, speech over the assistant's voice is not a turn; in one-shot mode, nor is
+    // speech no activation asked for (it is still heard: the VAD, the echo reference, the meter).
+    const opens = this.gate.listens(phase) && (mode !== 'one-shot' || this.oneShot.listening);
+    const heard = speech && (this.segmenter.hasCandidate || opens);
     const events = this.segmenter.push(atMs, heard);
     const isNewCandidate = events.some((e) => e.type === 'candidate');
     if (this.stt && !isNewCandidate) this.stt.accept(window);
@@ -242,6 +268,7 @@ export class TurnTaking {
     const atMs = this.clock.now();
     switch (e.type) {
       case 'candidate':
+        this.startedBy = this.settings().mode === 'one-shot' ? 'activation' : 'speech';
         this.resetStt(e.startMs);
         this.onTurn({ type: 'candidate', atMs, phase: this.candidatePhase });
         break;
@@ -249,6 +276,7 @@ export class TurnTaking {
         const startMs = this.timeline.toClock(e.startMs);
         this.events.emit({ type: 'speech-start', t, startMs });
         this.onTurn({ type: 'speech-start', atMs, startMs });
+        this.tellOneShot(this.oneShot.speechStarted(atMs));
         break;
       }
       case 'discarded': {
@@ -291,6 +319,7 @@ export class TurnTaking {
       const startMs = this.timeline.toClock(t);
       this.onTurn({ type: 'key-down', atMs: this.clock.now(), startMs });
       this.ptt = { downMs: t, firstSpeechMs: null };
+      this.startedBy = 'push-to-talk';
       this.resetStt(t);
       this.events.emit({ type: 'speech-start', t: startMs, startMs });
       return true;
@@ -304,13 +333,40 @@ export class TurnTaking {
     return false;
   }
 
-  /** Ends whatever turn is in progress (end of input, microphone stopped). */
+  /**
+   * A one-shot activation at `now`, the assistant in `phase` (see OneShotPolicy): it stops what the
+   * assistant says first, then opens the microphone, or ends the turn in progress at once, or closes
+   * a microphone no one spoke into.
+   */
+  activate(now: number, phase: AssistantPhase): void {
+    const d = this.oneShot.activate(now, phase);
+    if (d.interrupt) this.onTurn({ type: 'activation', atMs: now });
+    if (d.action !== 'arm') {
+      // A turn ends with the activation as its reason; a mere candidate is dropped (no turn).
+      const e = this.segmenter.forceEnd(this.audioMs, 'activation');
+      if (e) this.handle(e);
+    }
+    this.tellOneShot(d);
+  }
+
+  /** Time passes (each window, the app's timer): an activation no speech followed stops listening. */
+  tick(now: number): void {
+    if (this.oneShotState !== null) this.tellOneShot(this.oneShot.tick(now, this.segmenter.hasCandidate));
+  }
+
+  private tellOneShot(change: OneShotChange | null): void {
+    // Outside one-shot mode nothing listens for it (no cue, no state): the policy is reset at the next window.
+    if (change && this.oneShotState !== null) this.onOneShot(change);
+  }
+
+  /** Ends whatever turn is in progress (end of input, microphone stopped); one-shot listening stops too. */
   endTurnNow(reason: EndReason): void {
     const e = this.segmenter.forceEnd(this.audioMs, reason);
     if (e) this.handle(e);
     else this.resetStt();
     // Now means now: recognizers still waiting for their post-roll finish with what they heard.
     this.postRoll.release();
+    this.tellOneShot(this.oneShot.stop(this.clock.now(), oneShotStop(reason)));
   }
 
   /** The one place a recognizer session is dropped: its audio is not (or no longer) a turn. A new one starts at `onsetMs` if given. */
@@ -351,24 +407,33 @@ export class TurnTaking {
     this.checks = [];
     const stt = this.stt && this.postRoll.hold(this.stt, e.speechEndMs, this.audioMs);
     this.stt = null;
-    if (!stt) return;
-    const t0 = this.clock.now();
-    const transcript = stt.finish().then((text) => {
-      const finalMs = this.clock.now();
-      return { text, finalMs, decodeMs: finalMs - t0 };
-    });
-    this.onTurn({
-      type: 'end-of-turn',
-      turn: {
-        index: this.nextIndex++,
-        speechStartMs: this.timeline.toClock(e.speechStartMs),
-        speechEndMs: this.timeline.toClock(e.speechEndMs),
-        endOfTurnMs,
-        reason: e.reason,
-        inputGainDb: round(this.inputGain.gainDb),
-        turnChecks: checks.length > 0 ? checks : null,
-        transcript,
-      },
-    });
+    if (stt) {
+      const t0 = this.clock.now();
+      const transcript = stt.finish().then((text) => {
+        const finalMs = this.clock.now();
+        return { text, finalMs, decodeMs: finalMs - t0 };
+      });
+      this.onTurn({
+        type: 'end-of-turn',
+        turn: {
+          index: this.nextIndex++,
+          speechStartMs: this.timeline.toClock(e.speechStartMs),
+          speechEndMs: this.timeline.toClock(e.speechEndMs),
+          endOfTurnMs,
+          startedBy: this.startedBy,
+          reason: e.reason,
+          inputGainDb: round(this.inputGain.gainDb),
+          turnChecks: checks.length > 0 ? checks : null,
+          transcript,
+        },
+      });
+    }
+    // Whatever ended it, a one-shot turn closes the microphone (after responding has the turn to answer).
+    this.tellOneShot(this.oneShot.stop(endOfTurnMs, oneShotStop(e.reason)));
   }
+}
+
+/** Why one-shot listening stops when a turn is ended for `reason`. */
+function oneShotStop(reason: EndReason): 'end-of-turn' | 'input-ended' {
+  return reason === 'input-ended' ? 'input-ended' : 'end-of-turn';
 }

@@ -7,7 +7,9 @@ import type { Settings } from '../settings/schema';
 import type { Clock } from './clock';
 import type { Conversation } from './conversation';
 import { EventHub, type AssistantState } from './events';
+import { ListenCues } from './listen-cue';
 import { WindowFramer } from './mic-input';
+import type { OneShotChange, OneShotState } from './one-shot';
 import type { AudioOutput } from './output';
 import type { TurnReport } from './report';
 import { Responding, type TimerOptions } from './responding';
@@ -35,6 +37,7 @@ export class VoicePipeline {
   readonly events = new EventHub();
   private readonly turns: TurnTaking;
   private readonly responding: Responding;
+  private readonly cues: ListenCues;
   private readonly framer = new WindowFramer();
   private readonly frames: Float32Array[] = [];
   private processing: Promise<void> = Promise.resolve();
@@ -60,7 +63,17 @@ export class VoicePipeline {
       ...(options.onTimersChanged ? { changed: options.onTimersChanged } : {}),
     };
     this.responding = new Responding(engines, output, clock, settings, this.events, user, options.keepReports ?? Infinity, timers);
-    const turns = new TurnTaking(engines, output, clock, settings, this.events, this.responding.gate, (e) => this.responding.onTurnEvent(e));
+    this.cues = new ListenCues({ output, events: this.events, sampleRate: () => engines.tts.sampleRate, enabled: () => settings().desktop.listenChime });
+    const turns = new TurnTaking(
+      engines,
+      output,
+      clock,
+      settings,
+      this.events,
+      this.responding.gate,
+      (e) => this.responding.onTurnEvent(e),
+      (c) => this.oneShotChanged(c),
+    );
     this.turns = turns;
   }
 
@@ -127,6 +140,7 @@ export class VoicePipeline {
         // The phase as the window was heard decides what its speech means; timeouts due by then run first.
         const phase = this.responding.phase(heard.now);
         this.responding.tick(heard.now);
+        this.turns.tick(heard.now);
         this.turns.decide(heard, phase);
       } catch (e) {
         // One bad window (a VAD failure) must not stop the assistant from listening.
@@ -146,12 +160,41 @@ export class VoicePipeline {
   }
 
   /**
+   * One-shot activation (the shortcut, the tray, the window's button); only acts in one-shot mode.
+   * Idle, it opens the microphone for one turn, which ends by the usual rules; during that turn it
+   * ends it at once (`endReason: "activation"`); opened with no speech yet, it closes it. Whatever it
+   * does, an answer being spoken stops at once, as for a push-to-talk press (one not yet heard is
+   * dropped, and the turn it opens continues the unanswered one).
+   */
+  activate(): void {
+    if (this.settings().mode !== 'one-shot') return;
+    const now = this.clock.now();
+    this.turns.activate(now, this.responding.phase(now));
+    this.updateState(now);
+  }
+
+  /** Where one-shot listening stands (`turn`: the user is taking the turn it opened); null outside one-shot mode. */
+  get oneShot(): OneShotState | null {
+    return this.turns.oneShotState;
+  }
+
+  private oneShotChanged(c: OneShotChange): void {
+    this.events.emit({ type: 'one-shot', t: c.atMs, state: c.state, reason: c.reason });
+    if (c.state === 'armed') this.cues.play('start', c.atMs);
+    else if (c.state === 'idle') this.cues.play('stop', c.atMs);
+    if (c.state === 'idle' && c.from === 'armed') this.responding.dropCarried();
+    this.updateState(c.atMs);
+  }
+
+  /**
    * Runs what time alone decides (a held answer resuming, a holding phrase), then reports finished
    * turns. The audio loop runs the same timeouts each window; the app's timer calls this, so they
    * also fire while no microphone audio arrives (muted, capture stopped).
    */
   tick(): void {
-    this.responding.tick(this.clock.now());
+    const now = this.clock.now();
+    this.responding.tick(now);
+    this.turns.tick(now);
     this.settle();
   }
 
@@ -161,7 +204,8 @@ export class VoicePipeline {
    * the user is talking (a holding phrase waits for them).
    */
   nextWakeMs(): number | null {
-    return this.responding.nextWakeMs();
+    const due = [this.responding.nextWakeMs(), this.turns.oneShotDueMs].filter((t): t is number => t !== null);
+    return due.length > 0 ? Math.min(...due) : null;
   }
 
   /** Reports turns whose reply is complete and whose audio has finished playing. */
@@ -179,11 +223,13 @@ export class VoicePipeline {
         ? 'speaking'
         : this.responding.answering
           ? 'thinking'
-          : 'listening';
+          : this.turns.oneShotState === 'idle'
+            ? 'idle'
+            : 'listening';
     this.setState(state, now);
   }
 
-  /** Ends whatever turn is in progress (end of input, push-to-talk release). */
+  /** Ends whatever turn is in progress (end of input, microphone stopped); one-shot listening stops too. */
   endTurnNow(reason: EndReason): void {
     this.turns.endTurnNow(reason);
   }

@@ -4,8 +4,13 @@
  * (settings persisted in the user data dir, live updates from the UI).
  */
 import { UserError } from '../errors';
+import { checkShortcutSetting } from '../desktop/accelerator';
 
-export type Mode = 'hands-free' | 'push-to-talk';
+/**
+ * hands-free: always listening; push-to-talk: a key held for the turn; one-shot: an activation (the
+ * global shortcut, the tray, the button) listens for one turn, then the microphone is idle again.
+ */
+export type Mode = 'hands-free' | 'push-to-talk' | 'one-shot';
 export type LlmGpu = 'auto' | 'cuda' | 'vulkan' | 'metal' | 'cpu';
 /** Where the language model runs: node-llama-cpp on this machine, or an OpenAI-compatible server. */
 export type LlmProvider = 'local' | 'openai-compatible';
@@ -62,6 +67,16 @@ export interface Settings {
   models: { dir: string | null; vad: string | null; stt: string | null; llm: string | null; tts: string | null; turn: string | null };
   /** The conversation history (electron/history/): logText false keeps each turn's timings but not its words. */
   history: { logText: boolean };
+  /** The desktop around the window: the global shortcut, the tray, start at login, the one-shot chime. */
+  desktop: {
+    /** An Electron accelerator that activates one-shot listening from any program; '' = none. */
+    shortcut: string;
+    /** Closing the window keeps the assistant running in the tray (where the platform has one). */
+    closeToTray: boolean;
+    startAtLogin: boolean;
+    /** A short chime when one-shot listening starts and stops. */
+    listenChime: boolean;
+  };
 }
 
 /** Arrays and primitives are replaced whole; objects may be given in part. */
@@ -129,7 +144,7 @@ export const SETTINGS_RANGES = {
   'tts.speed': { min: 0.5, max: 2, step: 0.05, unit: 'x', label: 'Speaking speed', integer: false },
 } as const satisfies Record<NumericSettingPath, NumericRange>;
 
-export const MODES: readonly Mode[] = ['hands-free', 'push-to-talk'];
+export const MODES: readonly Mode[] = ['hands-free', 'push-to-talk', 'one-shot'];
 export const LLM_GPUS: readonly LlmGpu[] = ['auto', 'cuda', 'vulkan', 'metal', 'cpu'];
 export const LLM_PROVIDERS: readonly LlmProvider[] = ['local', 'openai-compatible'];
 
@@ -200,6 +215,17 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
   models: { dir: null, vad: null, stt: null, llm: null, tts: null, turn: null },
   // The words are what makes a past turn readable; the log stays on this machine, and this turns them off.
   history: { logText: true },
+  desktop: {
+    // Ctrl+Alt+Space / Cmd+Option+Space: no common system or application shortcut on Windows and
+    // Linux desktops; on macOS it may meet Finder's search window (a taken shortcut is reported).
+    shortcut: 'CommandOrControl+Alt+Space',
+    // An assistant you call from other programs should outlive its window.
+    closeToTray: true,
+    // Starting with the system is the user's choice, not ours.
+    startAtLogin: false,
+    // In one-shot mode the user is looking elsewhere: a sound says the microphone opened and closed.
+    listenChime: true,
+  },
 });
 
 // ---------------------------------------------------------------------------
@@ -359,6 +385,13 @@ const SCHEMA: SchemaOf<Settings> = {
     turn: optionalName('a model id from the catalog'),
   },
   history: { logText: bool },
+  desktop: {
+    // Stored in canonical form; what only one platform refuses is reported when the app registers it.
+    shortcut: leaf(checkShortcutSetting),
+    closeToTray: bool,
+    startAtLogin: bool,
+    listenChime: bool,
+  },
 };
 
 // ---------------------------------------------------------------------------

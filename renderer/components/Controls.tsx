@@ -1,11 +1,41 @@
 /**
- * Talking controls: a large hold-to-talk button (and the Space bar while no text field has focus),
- * the hands-free switch, the microphone switch, stop, and a new conversation.
+ * Talking controls: the mode (hands-free, push-to-talk, one-shot), a large talk button (held in
+ * push-to-talk, pressed once in one-shot; the Space bar too while no text field has focus), the
+ * microphone switch, stop, and a new conversation.
  */
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../api/current';
 import { useUi } from '../store';
+import type { Mode } from '../../electron/settings/schema';
+import { talkButtonLabel } from '../model/labels';
 import { saveSetting, useSetting } from './useSetting';
+
+const MODES: readonly { mode: Mode; label: string; hint: string }[] = [
+  { mode: 'hands-free', label: 'Hands-free', hint: 'Always listening: just talk' },
+  { mode: 'push-to-talk', label: 'Push to talk', hint: 'Hold the button or Space while you talk' },
+  { mode: 'one-shot', label: 'One shot', hint: 'Press once (or the global shortcut) to ask one thing; the microphone is idle otherwise' },
+];
+
+function ModePicker({ mode }: { mode: Mode | undefined }) {
+  return (
+    <div className="modes" role="radiogroup" aria-label="How to talk">
+      {MODES.map((m) => (
+        <button
+          key={m.mode}
+          type="button"
+          role="radio"
+          aria-checked={mode === m.mode}
+          title={m.hint}
+          data-testid={`mode-${m.mode}`}
+          className={mode === m.mode ? 'mode selected' : 'mode'}
+          onClick={() => mode !== m.mode && void saveSetting('mode', m.mode)}
+        >
+          {m.label}
+        </button>
+      ))}
+    </div>
+  );
+}
 
 function typingInField(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
@@ -15,12 +45,15 @@ function typingInField(target: EventTarget | null): boolean {
 }
 
 export function Controls() {
-  const [mode] = useSetting<'hands-free' | 'push-to-talk'>('mode');
+  const [mode] = useSetting<Mode>('mode');
+  const shortcut = useUi((s) => (s.status?.desktop.shell ? s.status.desktop.shortcut : ''));
   const listening = useUi((s) => s.status?.listening ?? true);
   const state = useUi((s) => s.state);
   const [held, setHeld] = useState(false);
   const heldRef = useRef(false);
   const ptt = mode === 'push-to-talk';
+  const oneShot = mode === 'one-shot';
+  const activate = () => api().send({ type: 'activate' });
 
   const press = (down: boolean) => {
     if (heldRef.current === down) return;
@@ -28,6 +61,18 @@ export function Controls() {
     setHeld(down);
     api().send({ type: 'push-to-talk', down });
   };
+
+  useEffect(() => {
+    if (!oneShot) return;
+    // One-shot: Space is one press, like the global shortcut (no hold).
+    const onDown = (e: KeyboardEvent) => {
+      if (e.code !== 'Space' || typingInField(e.target) || e.repeat) return;
+      e.preventDefault();
+      activate();
+    };
+    window.addEventListener('keydown', onDown);
+    return () => window.removeEventListener('keydown', onDown);
+  }, [oneShot]);
 
   useEffect(() => {
     if (!ptt) return;
@@ -63,6 +108,23 @@ export function Controls() {
 
   return (
     <div className="controls">
+      <ModePicker mode={mode} />
+      {oneShot ? (
+        <button
+          type="button"
+          className={`talk${state === 'idle' ? '' : ' held'}`}
+          aria-pressed={state === 'listening' || state === 'hearing'}
+          data-testid="talk-button"
+          data-state={state}
+          onClick={activate}
+          onKeyDown={(e) => {
+            // Space is handled once for the whole window (above); Enter and a click press the button.
+            if (e.key === ' ') e.preventDefault();
+          }}
+        >
+          {talkButtonLabel(state, shortcut)}
+        </button>
+      ) : (
       <button
         type="button"
         className={`talk${held ? ' held' : ''}`}
@@ -92,21 +154,8 @@ export function Controls() {
       >
         {!ptt ? 'Hands-free: just talk' : held ? 'Listening… release to send' : 'Hold to talk (Space)'}
       </button>
+      )}
       <div className="control-row">
-        <div className="toggle-row">
-          <label htmlFor="hands-free">Hands-free</label>
-          <button
-            id="hands-free"
-            type="button"
-            role="switch"
-            className="switch"
-            aria-checked={!ptt}
-            data-testid="hands-free"
-            onClick={() => void saveSetting('mode', ptt ? 'hands-free' : 'push-to-talk')}
-          >
-            <span className="knob" />
-          </button>
-        </div>
         <button type="button" className="secondary" aria-pressed={!listening} data-testid="mic-toggle" onClick={() => api().send({ type: 'set-listening', listening: !listening })}>
           {listening ? 'Mute microphone' : 'Unmute microphone'}
         </button>

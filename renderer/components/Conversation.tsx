@@ -1,5 +1,6 @@
 /** The conversation: the user's words (live while they speak) and the answers as they stream in. */
 import { useEffect, useRef } from 'react';
+import { turnEnds } from '../model/labels';
 import { formatMs } from '../model/latency';
 import { useUi, type ConversationEntry } from '../store';
 
@@ -32,7 +33,7 @@ export function Conversation() {
   }, [entries]);
   return (
     <section className="conversation" aria-label="Conversation" aria-live="polite">
-      {entries.length === 0 && <p className="empty">Say something, or hold the button (or Space) in push-to-talk mode.</p>}
+      {entries.length === 0 && <p className="empty">Say something; in push-to-talk mode hold the button (or Space), in one-shot mode press it once.</p>}
       {entries.map((e) => (
         <article key={e.turn} className="exchange" data-testid="exchange">
           {e.user && (
@@ -43,7 +44,7 @@ export function Conversation() {
           <Answer e={e} />
           {e.report && (
             <p className="meta">
-              {e.report.endReason === 'push-to-talk' ? 'ended by release' : e.report.endReason === 'silence' ? 'ended by silence' : `ended: ${e.report.endReason}`}
+              {turnEnds(e.report)}
               {e.report.mergedContinuation && ' · continued after a pause'}
               {e.report.command && <span data-testid="turn-command"> · command: {e.report.command.name}</span>}
               {' · '}voice to voice {formatMs(e.report.latency.voiceToVoiceMs)}

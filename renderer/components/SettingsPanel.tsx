@@ -2,6 +2,7 @@
 import { useEffect, useId, useState } from 'react';
 import { api } from '../api/current';
 import { useUi } from '../store';
+import { DesktopSettings } from './DesktopSettings';
 import { LlmServerSettings } from './LlmServer';
 import { Slider, Toggle } from './Slider';
 import { saveSetting, useSetting } from './useSetting';
@@ -68,6 +69,7 @@ export function SettingsPanel() {
         <Slider path="llm.contextSize" hint="Changing the context size or GPU layers reloads the model." />
       </fieldset>
       <LlmServerSettings />
+      <DesktopSettings />
       <fieldset>
         <legend>Voice</legend>
         <Slider path="tts.speakerId" />

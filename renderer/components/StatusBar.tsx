@@ -5,6 +5,7 @@ import { inputGainLabel, llmLine } from '../model/labels';
 import { useUi, type UiState } from '../store';
 
 const LABELS = {
+  idle: 'Idle',
   listening: 'Listening',
   hearing: 'Hearing you',
   thinking: 'Thinking',

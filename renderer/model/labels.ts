@@ -1,5 +1,6 @@
 /** Words the window uses for models and backends, in one place. */
 import type { ModelKind, ModelStatus } from '../../electron/ipc-contract';
+import { acceleratorLabel } from '../../electron/desktop/accelerator';
 
 export const KIND_LABELS: Record<ModelKind, string> = {
   vad: 'Voice activity',
@@ -44,4 +45,38 @@ export function llmLine(llm: { backend: string; gpuLayers: number; totalLayers: 
 export function inputGainLabel(gainDb: number): string | null {
   const db = Math.round(gainDb);
   return db >= 1 ? `+${db} dB` : null;
+}
+
+/**
+ * The one-shot talk button: what a press does now. `shortcut` is the global shortcut in effect
+ * ('' in a browser, where there is none).
+ */
+export function talkButtonLabel(state: string, shortcut: string, platform = browserPlatform()): string {
+  const keys = shortcut ? `Space or ${acceleratorLabel(shortcut, platform)}` : 'Space';
+  if (state === 'listening') return 'Listening… press again to stop';
+  if (state === 'hearing') return 'Hearing you… press to send now';
+  if (state === 'speaking' || state === 'thinking') return `Press to interrupt and talk (${keys})`;
+  return `Press to talk (${keys})`;
+}
+
+/** The platform as Electron names it ('darwin', 'win32', 'linux'), from the browser's own report. */
+export function browserPlatform(): string {
+  const p = typeof navigator === 'undefined' ? '' : navigator.platform;
+  return /Mac/i.test(p) ? 'darwin' : /Win/i.test(p) ? 'win32' : 'linux';
+}
+
+const END_WORDS: Record<string, string> = {
+  silence: 'ended by silence',
+  'turn-model': 'ended by the end-of-turn model',
+  'push-to-talk': 'ended by release',
+  activation: 'ended by a second press',
+  'max-length': 'ended at the longest turn',
+  'input-ended': 'ended when listening stopped',
+};
+
+/** How a turn began and ended, under the turn ("started by the shortcut · ended by silence"). */
+export function turnEnds(report: { startedBy?: string; endReason: string }): string {
+  const ended = END_WORDS[report.endReason] ?? `ended: ${report.endReason}`;
+  // Hands-free turns start with speech, which goes without saying; push-to-talk's key is implied by "release".
+  return report.startedBy === 'activation' ? `started by a press · ${ended}` : ended;
 }

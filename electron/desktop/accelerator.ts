@@ -1,0 +1,306 @@
+/**
+ * Electron accelerators ("CommandOrControl+Alt+Space") for the global shortcut: parsed, checked
+ * against the rules a shortcut that works from every program must follow, written in one canonical
+ * form and shown the way each platform writes shortcuts. Pure and free of Node imports: the settings
+ * schema (which the renderer also imports) validates with it, and so may the window.
+ */
+
+/** The three desktop families Electron's shortcuts differ between (other Unixes behave like Linux). */
+export type ShellPlatform = 'darwin' | 'win32' | 'linux';
+
+export function shellPlatform(platform: string): ShellPlatform {
+  return platform === 'darwin' || platform === 'win32' ? platform : 'linux';
+}
+
+/** Canonical modifier names, in the order the canonical string lists them. */
+const MODIFIERS = ['CommandOrControl', 'Command', 'Control', 'Super', 'Alt', 'AltGr', 'Shift'] as const;
+type Modifier = (typeof MODIFIERS)[number];
+
+/** Every spelling Electron accepts (lower case), folded onto the canonical name; Option is macOS's Alt. */
+const MODIFIER_NAMES: Readonly<Record<string, Modifier>> = {
+  commandorcontrol: 'CommandOrControl',
+  cmdorctrl: 'CommandOrControl',
+  command: 'Command',
+  cmd: 'Command',
+  control: 'Control',
+  ctrl: 'Control',
+  super: 'Super',
+  meta: 'Super',
+  alt: 'Alt',
+  option: 'Alt',
+  altgr: 'AltGr',
+  shift: 'Shift',
+};
+
+const MEDIA_KEYS = ['MediaNextTrack', 'MediaPreviousTrack', 'MediaStop', 'MediaPlayPause'] as const;
+
+/** Named keys (lower case -> canonical), as Electron's accelerator documentation lists them. */
+const NAMED_KEYS: ReadonlyMap<string, string> = new Map([
+  ...['Plus', 'Space', 'Tab', 'Capslock', 'Numlock', 'Scrolllock', 'Backspace', 'Delete', 'Insert', 'Return', 'Up', 'Down', 'Left', 'Right',
+    'Home', 'End', 'PageUp', 'PageDown', 'Escape', 'VolumeUp', 'VolumeDown', 'VolumeMute', ...MEDIA_KEYS, 'PrintScreen',
+    'numdec', 'numadd', 'numsub', 'nummult', 'numdiv'].map((k): [string, string] => [k.toLowerCase(), k]),
+  ['enter', 'Return'],
+  ['esc', 'Escape'],
+]);
+
+/** The punctuation keys Electron takes as written (+ is the separator: it is spelled Plus). */
+const PUNCTUATION = new Set([...")!@#$%^&*(:;=<,_->.?/~`{][|\\}\"'"]);
+
+/** A key code in canonical form, or null when Electron does not know it. */
+function canonicalKey(token: string): string | null {
+  const lower = token.toLowerCase();
+  if (/^[a-z0-9]$/.test(lower)) return lower.toUpperCase();
+  if (token.length === 1 && PUNCTUATION.has(token)) return token;
+  const f = /^f(\d{1,2})$/.exec(lower);
+  if (f && Number(f[1]) >= 1 && Number(f[1]) <= 24 && !f[1]!.startsWith('0')) return `F${f[1]}`;
+  if (/^num[0-9]$/.test(lower)) return lower;
+  return NAMED_KEYS.get(lower) ?? null;
+}
+
+/** Keys that type nothing and that programs rarely bind, so they may stand alone: F13-F24 and the media keys. */
+function mayStandAlone(key: string): boolean {
+  const f = /^F(\d+)$/.exec(key);
+  return (f !== null && Number(f[1]) >= 13) || (MEDIA_KEYS as readonly string[]).includes(key);
+}
+
+/** The physical modifier each canonical one means on a platform (null: no effect there). */
+function physical(m: Modifier, p: ShellPlatform): string | null {
+  switch (m) {
+    case 'CommandOrControl':
+      return p === 'darwin' ? 'cmd' : 'ctrl';
+    case 'Command':
+      return p === 'darwin' ? 'cmd' : null;
+    case 'Super':
+      return p === 'darwin' ? 'cmd' : 'super';
+    case 'Control':
+      return 'ctrl';
+    case 'Alt':
+      return 'alt';
+    case 'AltGr':
+      return 'altgr';
+    case 'Shift':
+      return 'shift';
+  }
+}
+
+export const EXAMPLE_SHORTCUT = 'CommandOrControl+Alt+Space';
+const FOR_EXAMPLE = `for example "${EXAMPLE_SHORTCUT}"`;
+const MAX_LENGTH = 100;
+
+interface Parsed {
+  modifiers: Modifier[];
+  key: string;
+}
+
+export type AcceleratorResult =
+  /** `accelerator` '' (and label '') means no shortcut. */
+  | { ok: true; accelerator: string; label: string }
+  | { ok: false; error: string };
+
+function quoted(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+}
+
+/** Syntax and the rules that hold on every platform; the error is one sentence with an example. */
+function parse(text: string): { ok: true; value: Parsed } | { ok: false; error: string } {
+  const shown = quoted(text);
+  if (text.length > MAX_LENGTH) return { ok: false, error: `${shown} is too long for a shortcut; use a few modifiers and one key, ${FOR_EXAMPLE}.` };
+  const tokens = text.split('+').map((t) => t.trim());
+  if (tokens.some((t) => t === '')) {
+    return { ok: false, error: `${shown} has an empty part between the + signs; write the + key as Plus, for example "CommandOrControl+Alt+Plus".` };
+  }
+  const modifiers: Modifier[] = [];
+  const keys: string[] = [];
+  for (const token of tokens) {
+    const modifier = MODIFIER_NAMES[token.toLowerCase()];
+    if (modifier) {
+      if (modifiers.includes(modifier)) return { ok: false, error: `${shown} names ${modifier} twice; give each modifier once, ${FOR_EXAMPLE}.` };
+      modifiers.push(modifier);
+      continue;
+    }
+    const key = canonicalKey(token);
+    if (!key) {
+      return {
+        ok: false,
+        error: `${shown}: ${quoted(token)} is not a key or modifier Electron knows; use a letter, a digit, F1-F24, Space or another key from Electron's list, ${FOR_EXAMPLE}.`,
+      };
+    }
+    keys.push(key);
+  }
+  if (keys.length === 0) return { ok: false, error: `${shown} has no key; add one key after the modifiers, ${FOR_EXAMPLE}.` };
+  if (keys.length > 1) return { ok: false, error: `${shown} has ${keys.length} keys (${keys.join(', ')}); a shortcut has exactly one key, ${FOR_EXAMPLE}.` };
+  const key = keys[0]!;
+  if (modifiers.includes('CommandOrControl') && (modifiers.includes('Command') || modifiers.includes('Control'))) {
+    return { ok: false, error: `${shown} names CommandOrControl with Command or Control, the same key on one platform or another; keep one of them, ${FOR_EXAMPLE}.` };
+  }
+  // AltGr types characters on many layouts (AltGr+Q is @ on a German keyboard): it does not make a key safe to take.
+  if (!mayStandAlone(key) && !modifiers.some((m) => m !== 'Shift' && m !== 'AltGr')) {
+    return {
+      ok: false,
+      error: `${shown} has no modifier besides Shift or AltGr, so it would take ${key} from every program; add Ctrl, Alt, Cmd or Super, ${FOR_EXAMPLE}.`,
+    };
+  }
+  modifiers.sort((a, b) => MODIFIERS.indexOf(a) - MODIFIERS.indexOf(b));
+  return { ok: true, value: { modifiers, key } };
+}
+
+function canonical(p: Parsed): string {
+  return [...p.modifiers, p.key].join('+');
+}
+
+/** How keys are written on Windows and Linux ("Ctrl+Alt+Space"). */
+const PC_KEY_LABELS: Readonly<Record<string, string>> = {
+  Return: 'Enter', Escape: 'Esc', PageUp: 'Page Up', PageDown: 'Page Down', Capslock: 'Caps Lock', Numlock: 'Num Lock', Scrolllock: 'Scroll Lock',
+  Plus: '+', PrintScreen: 'Print Screen', VolumeUp: 'Volume Up', VolumeDown: 'Volume Down', VolumeMute: 'Mute',
+  MediaPlayPause: 'Play/Pause', MediaNextTrack: 'Next Track', MediaPreviousTrack: 'Previous Track', MediaStop: 'Stop',
+};
+const MAC_KEY_LABELS: Readonly<Record<string, string>> = { ...PC_KEY_LABELS, Return: '↩', Escape: '⎋', Backspace: '⌫', Delete: '⌦', Tab: '⇥', Up: '↑', Down: '↓', Left: '←', Right: '→' };
+const NUMPAD_LABELS: Readonly<Record<string, string>> = { numdec: 'Num .', numadd: 'Num +', numsub: 'Num -', nummult: 'Num *', numdiv: 'Num /' };
+
+function keyLabel(key: string, p: ShellPlatform): string {
+  if (/^num\d$/.test(key)) return `Num ${key.slice(3)}`;
+  return NUMPAD_LABELS[key] ?? (p === 'darwin' ? MAC_KEY_LABELS : PC_KEY_LABELS)[key] ?? key;
+}
+
+/** Apple's order for modifier symbols: Control, Option, Shift, Command. */
+const MAC_SYMBOLS: ReadonlyArray<[string, string]> = [['ctrl', '⌃'], ['alt', '⌥'], ['altgr', '⌥'], ['shift', '⇧'], ['cmd', '⌘']];
+const PC_NAMES: ReadonlyArray<[string, string]> = [['ctrl', 'Ctrl'], ['super', 'Super'], ['alt', 'Alt'], ['altgr', 'AltGr'], ['shift', 'Shift']];
+
+function label(p: Parsed, platform: ShellPlatform): string {
+  const held = new Set(p.modifiers.map((m) => physical(m, platform)));
+  if (platform === 'darwin') return MAC_SYMBOLS.filter(([m]) => held.has(m)).map(([, s]) => s).join('') + keyLabel(p.key, platform);
+  const names = PC_NAMES.filter(([m]) => held.has(m)).map(([m, name]) => (m === 'super' && platform === 'win32' ? 'Win' : name));
+  return [...names, keyLabel(p.key, platform)].join('+');
+}
+
+/** The rules one platform adds: modifiers it lacks, and two names for one key there. */
+function platformError(text: string, p: Parsed, platform: ShellPlatform): string | null {
+  const where = platform === 'win32' ? 'Windows' : 'Linux';
+  if (platform !== 'darwin' && p.modifiers.includes('Command')) {
+    return `${quoted(text)} uses Command, which has no effect on ${where}; use CommandOrControl (Ctrl here, Cmd on a Mac), ${FOR_EXAMPLE}.`;
+  }
+  const seen = new Map<string, Modifier>();
+  for (const m of p.modifiers) {
+    const key = physical(m, platform);
+    const before = key ? seen.get(key) : undefined;
+    if (before) return `${quoted(text)} names ${before} and ${m}, which are the same key on ${platform === 'darwin' ? 'macOS' : where}; keep one of them, ${FOR_EXAMPLE}.`;
+    if (key) seen.set(key, m);
+  }
+  return null;
+}
+
+/**
+ * Parses a global shortcut for `platform`: its canonical accelerator (what is registered and
+ * stored) and its label there ("Ctrl+Alt+Space" on Windows and Linux, "⌥⌘Space" on macOS), or why
+ * it cannot be one. Case and spacing do not matter; '' (or only spaces) means no shortcut.
+ */
+export function parseAccelerator(text: string, platform: string): AcceleratorResult {
+  const p = shellPlatform(platform);
+  const trimmed = text.trim();
+  if (trimmed === '') return { ok: true, accelerator: '', label: '' };
+  const parsed = parse(trimmed);
+  if (!parsed.ok) return parsed;
+  const error = platformError(trimmed, parsed.value, p);
+  return error ? { ok: false, error } : { ok: true, accelerator: canonical(parsed.value), label: label(parsed.value, p) };
+}
+
+/** The label of an accelerator on `platform`, or the text itself when it does not parse ('' stays ''). */
+export function acceleratorLabel(accelerator: string, platform: string): string {
+  const r = parseAccelerator(accelerator, platform);
+  return r.ok ? r.label : accelerator;
+}
+
+/**
+ * The settings leaf: the rules that hold on every platform (a settings file may move between
+ * machines; the shell checks the rest when it registers). Stores the canonical form.
+ */
+export function checkShortcutSetting(value: unknown): { ok: true; value: string } | { ok: false; message: string } {
+  if (typeof value !== 'string') return { ok: false, message: `must be a shortcut as text, ${FOR_EXAMPLE}, or "" for none` };
+  const trimmed = value.trim();
+  if (trimmed === '') return { ok: true, value: '' };
+  const parsed = parse(trimmed);
+  return parsed.ok ? { ok: true, value: canonical(parsed.value) } : { ok: false, message: `is not a usable shortcut: ${parsed.error}` };
+}
+
+// ---------------------------------------------------------------------------
+// Shortcuts the system or most programs already use: a warning, since registering may still work
+// (macOS lets an app register Spotlight's keys) and the user may not use the other one.
+
+interface KnownShortcut {
+  platform: ShellPlatform;
+  /** Whether a chord (its physical modifiers, sorted, and the key) is this one. */
+  matches(mods: readonly string[], key: string): boolean;
+  /** What else the keys are, read after "<label> is also". */
+  is: string;
+}
+
+function exactly(platform: ShellPlatform, accelerator: string, is: string): KnownShortcut {
+  const parsed = parse(accelerator);
+  if (!parsed.ok) throw new Error(`bad entry ${accelerator}: ${parsed.error}`);
+  const want = chordText(physicalModifiers(parsed.value, platform), parsed.value.key);
+  return { platform, is, matches: (mods, key) => chordText(mods, key) === want };
+}
+
+function physicalModifiers(p: Parsed, platform: ShellPlatform): string[] {
+  return p.modifiers.map((m) => physical(m, platform)).filter((m): m is string => m !== null).sort();
+}
+
+function chordText(mods: readonly string[], key: string): string {
+  return [...mods, key].join('+');
+}
+
+const only = (mods: readonly string[], ...want: string[]) => mods.length === want.length && want.every((m) => mods.includes(m));
+const LETTER_OR_DIGIT = /^[A-Z0-9]$/;
+const ARROWS = ['Up', 'Down', 'Left', 'Right'];
+const PROGRAM_COMMANDS = 'how most programs take their own commands (Ctrl+C copies)';
+
+const KNOWN: readonly KnownShortcut[] = [
+  exactly('darwin', 'Command+Space', "Spotlight's shortcut"),
+  exactly('darwin', 'Command+Alt+Space', "the shortcut of Finder's search window"),
+  exactly('darwin', 'Control+Space', 'the shortcut that switches the input source'),
+  exactly('darwin', 'Control+Alt+Space', 'the shortcut that selects the next input source'),
+  exactly('darwin', 'Command+Tab', 'the app switcher'),
+  exactly('darwin', 'Command+Shift+3', 'the screenshot shortcut'),
+  exactly('darwin', 'Command+Shift+4', 'the shortcut for a screenshot of a selection'),
+  exactly('darwin', 'Command+Shift+5', "the screenshot toolbar's shortcut"),
+  exactly('darwin', 'Command+Control+Q', 'the shortcut that locks the screen'),
+  exactly('darwin', 'Command+Alt+Escape', 'the Force Quit shortcut'),
+  { platform: 'darwin', is: 'how most Mac apps take their own commands (Cmd+C copies)', matches: (m, k) => only(m, 'cmd') && LETTER_OR_DIGIT.test(k) },
+  { platform: 'darwin', is: 'how a Mac types special characters (Option+E types ´)', matches: (m, k) => (only(m, 'alt') || only(m, 'alt', 'shift')) && k.length === 1 },
+  exactly('win32', 'Alt+Space', 'the shortcut of the window menu'),
+  exactly('win32', 'Alt+Tab', 'the window switcher'),
+  exactly('win32', 'Alt+F4', 'the shortcut that closes the window in front'),
+  exactly('win32', 'Control+Shift+Escape', "Task Manager's shortcut"),
+  exactly('win32', 'Control+Escape', "the Start menu's shortcut"),
+  { platform: 'win32', is: 'in the range Windows keeps for itself (Win+H is voice typing)', matches: (m) => m.includes('super') },
+  { platform: 'win32', is: PROGRAM_COMMANDS, matches: (m, k) => only(m, 'ctrl') && LETTER_OR_DIGIT.test(k) },
+  { platform: 'win32', is: 'the screen rotation shortcut of some graphics drivers', matches: (m, k) => only(m, 'alt', 'ctrl') && ARROWS.includes(k) },
+  exactly('linux', 'Alt+Space', 'the shortcut of the window menu on GNOME and KDE'),
+  exactly('linux', 'Alt+Tab', 'the window switcher'),
+  exactly('linux', 'Alt+F2', "the run dialog's shortcut on GNOME and KDE"),
+  exactly('linux', 'Alt+F4', 'the shortcut that closes the window in front'),
+  exactly('linux', 'Control+Alt+T', "Ubuntu's shortcut for a terminal"),
+  exactly('linux', 'Control+Alt+Delete', 'the shortcut that logs out'),
+  exactly('linux', 'Control+Alt+L', 'the shortcut that locks the screen on some desktops'),
+  { platform: 'linux', is: 'in the range the desktop keeps for itself (on GNOME and KDE, Super+Space switches the input source)', matches: (m) => m.includes('super') },
+  { platform: 'linux', is: "GNOME's shortcut for switching workspaces", matches: (m, k) => only(m, 'alt', 'ctrl') && ARROWS.includes(k) },
+  { platform: 'linux', is: 'the shortcut that switches to a text console', matches: (m, k) => only(m, 'alt', 'ctrl') && /^F([1-9]|1[0-2])$/.test(k) },
+  { platform: 'linux', is: PROGRAM_COMMANDS, matches: (m, k) => only(m, 'ctrl') && LETTER_OR_DIGIT.test(k) },
+];
+
+/**
+ * A warning when `accelerator` is a shortcut the system or most programs already use on
+ * `platform`: registering may still succeed (macOS lets an app take Spotlight's keys), and then one
+ * of the two does not get the keys. null when none is known. Not a refusal: the user may never use
+ * the other one.
+ */
+export function shortcutConflict(accelerator: string, platform: string): string | null {
+  const p = shellPlatform(platform);
+  const trimmed = accelerator.trim();
+  if (trimmed === '') return null;
+  const parsed = parse(trimmed);
+  if (!parsed.ok || platformError(trimmed, parsed.value, p)) return null;
+  const mods = physicalModifiers(parsed.value, p);
+  const known = KNOWN.find((k) => k.platform === p && k.matches(mods, parsed.value.key));
+  return known ? `${label(parsed.value, p)} is also ${known.is}: one of the two will not get it. Choose another shortcut if that matters to you.` : null;
+}
