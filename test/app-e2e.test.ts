@@ -99,8 +99,8 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
       // The shared models include the end-of-turn stand-in: it may end the turn 200 ms into the pause
       // (turnCheckMs, plus its answer's time) instead of silenceMs (600).
       const meta = (await page.locator('.meta').first().textContent()) ?? '';
-      assert.match(meta, /ended( by silence|: turn-model)/);
-      const byModel = /turn-model/.test(meta);
+      assert.match(meta, /ended by (silence|the end-of-turn model)/);
+      const byModel = /end-of-turn model/.test(meta);
       const endpoint = Number((await page.locator('[data-testid=stage-endpoint-ms]').textContent())?.replace(' ms', ''));
       assert.ok(endpoint >= (byModel ? 150 : 450) && endpoint <= 1200, `the endpoint wait is about ${byModel ? 'turnCheckMs (200)' : 'silenceMs (600)'}, got ${endpoint}`);
       assert.match((await page.locator('[data-testid=v2v]').textContent()) ?? '', /^\d+ ms$|^\d+\.\d s$/);
@@ -184,7 +184,12 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
     await withApp(bridge, clip('silence'), async (page) => {
       // Silence alone decides here: the end-of-turn model (loaded with the shared models) is switched off.
       const turnModel = page.locator('[data-testid="toggle-endpointing.turnModel"]');
-      await turnModel.click();
+      // Once, in a whole-suite run on 2 cores, the switch still read "on" 30 s after a click made right
+      // after the page opened (not reproduced alone); a click while it still reads "on" is harmless.
+      for (let attempt = 0; (await turnModel.getAttribute('aria-checked')) === 'true' && attempt < 3; attempt++) {
+        await turnModel.click();
+        await page.locator('[data-testid="toggle-endpointing.turnModel"][aria-checked=false]').waitFor({ timeout: 5000 }).catch(() => undefined);
+      }
       await page.locator('[data-testid="toggle-endpointing.turnModel"][aria-checked=false]').waitFor();
       await page.locator('[data-testid="slider-endpointing.turnThreshold"]').waitFor({ state: 'detached' });
       await setSlider(page, 'endpointing.silenceMs', 1000);
