@@ -134,7 +134,7 @@ describe('per-turn stages (shared with npm run bench)', () => {
   it('the settings hash ignores key order and any apiKey, and changes with any other value', () => {
     const h = settingsHash(DEFAULT_SETTINGS);
     assert.match(h, /^[0-9a-f]{12}$/);
-    const reordered = Object.fromEntries(Object.entries(DEFAULT_SETTINGS).reverse());
+    const reordered = Object.fromEntries(Object.entries(DEFAULT_SETTINGS).reverse()) as unknown as typeof DEFAULT_SETTINGS;
     assert.equal(settingsHash(reordered), h);
     assert.equal(settingsHash({ ...DEFAULT_SETTINGS, llm: { ...DEFAULT_SETTINGS.llm, server: { baseUrl: '', model: '', apiKey: 'sk-secret' } } }), h);
     assert.notEqual(settingsHash({ ...DEFAULT_SETTINGS, history: { logText: false } }), h);

@@ -442,18 +442,20 @@ export class AssistantController {
   /** A patch from the window; an API key in it goes to the key store, never into settings.json. */
   private async updateSettings(patch: unknown): Promise<SettingsUpdateResult> {
     const { key, rest } = takeKey(patch);
-    const refused = await this.applyDesktopChange(rest);
-    if (refused) return { ok: false, error: refused };
-    if (key === undefined) return this.changeSettings(() => this.store.update(rest));
+    let next: Settings;
     try {
-      // The rest is checked before the key is stored: an invalid patch changes nothing.
-      mergeSettings(this.store.current, rest as DeepPartial<Settings>);
+      // Checked before anything is applied: an invalid patch changes nothing, the key and the desktop included.
+      next = mergeSettings(this.store.current, rest as DeepPartial<Settings>);
     } catch (err) {
       return { ok: false, error: messageOf(err, 'Invalid settings') };
     }
-    const stored = await this.setKey(key, false);
-    if (!stored.ok) return stored;
-    return this.changeSettings(() => this.store.update(rest), true);
+    const refused = await this.applyDesktopChange(next);
+    if (refused) return { ok: false, error: refused };
+    if (key !== undefined) {
+      const stored = await this.setKey(key, false);
+      if (!stored.ok) return stored;
+    }
+    return this.changeSettings(() => this.store.update(rest), key !== undefined);
   }
 
   /**
@@ -475,17 +477,11 @@ export class AssistantController {
   /**
    * A patch that changes the shortcut or start at login is applied to the desktop before it is
    * saved: a shortcut another program holds is refused, and the setting is not saved as if it
-   * worked. Returns why, or null (also for a patch that does not validate: saving reports that).
+   * worked. Returns why, or null.
    */
-  private async applyDesktopChange(patch: unknown): Promise<string | null> {
+  private async applyDesktopChange(next: Settings): Promise<string | null> {
     const shell = this.options.shell;
     if (!shell) return null;
-    let next: Settings;
-    try {
-      next = mergeSettings(this.store.current, patch as DeepPartial<Settings>);
-    } catch {
-      return null;
-    }
     const before = this.store.current.desktop;
     if (next.desktop.shortcut !== before.shortcut) {
       const error = shell.setShortcut(next.desktop.shortcut);

@@ -5,13 +5,12 @@
  * may already have been spoken, and the error is reported with what was said.
  */
 import { UserError, isUserError } from '../errors';
+import type { LlmProvider } from '../settings/schema';
 import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmInfo } from './llm';
-
-export type LlmProviderName = 'local' | 'openai-compatible';
 
 /** Which model answered a turn, whether the local one stood in for the server, and why. */
 export interface LlmRoute {
-  provider: LlmProviderName;
+  provider: LlmProvider;
   /** The server failed or was too slow before its first token, and the local model answered. */
   fallback: boolean;
   /** The server's error (null when none): also set when the local model then answered. */

@@ -4,7 +4,7 @@
  * rates and changes, and the export file. No DOM, no Node: unit-tested in test/renderer-history.test.ts.
  */
 import type { HistorySession, HistorySessionInfo, LoggedTurn, LogSummary } from '../../electron/history/log-format';
-import { formatMs, waterfall, type StageKey } from './latency';
+import { formatMs, STAT_LABELS, waterfall, type StageKey } from './latency';
 
 // ---------------------------------------------------------------------------
 // Sessions
@@ -152,14 +152,10 @@ export function barScale(turns: readonly LoggedTurn[]): number {
 
 export type SummaryStage = 'voiceToVoiceMs' | 'endpointMs' | 'sttMs' | 'llmTtftMs' | 'ttsFirstAudioMs' | 'bargeInMs';
 
-const SUMMARY_STAGES: { key: SummaryStage; label: string }[] = [
-  { key: 'voiceToVoiceMs', label: 'Voice to voice' },
-  { key: 'endpointMs', label: 'Endpoint wait' },
-  { key: 'sttMs', label: 'Speech to text' },
-  { key: 'llmTtftMs', label: 'LLM first token' },
-  { key: 'ttsFirstAudioMs', label: 'TTS first audio' },
-  { key: 'bargeInMs', label: 'Barge-in' },
-];
+const SUMMARY_STAGES: { key: SummaryStage; label: string }[] = (['voiceToVoiceMs', 'endpointMs', 'sttMs', 'llmTtftMs', 'ttsFirstAudioMs', 'bargeInMs'] as const).map((key) => ({
+  key,
+  label: STAT_LABELS[key],
+}));
 
 export interface SummaryRow {
   key: SummaryStage;

@@ -63,13 +63,20 @@ export function waterfall(r: TurnReport): { stages: Stage[]; totalMs: number | n
 
 export type SummaryKey = 'endpointMs' | 'sttMs' | 'llmTtftMs' | 'ttsFirstAudioMs' | 'voiceToVoiceMs';
 
-const SUMMARY_ROWS: { key: SummaryKey; label: string }[] = [
-  { key: 'endpointMs', label: 'Endpoint wait' },
-  { key: 'sttMs', label: 'Speech to text' },
-  { key: 'llmTtftMs', label: 'LLM first token' },
-  { key: 'ttsFirstAudioMs', label: 'TTS first audio' },
-  { key: 'voiceToVoiceMs', label: 'Voice to voice' },
-];
+/** The p50/p95 rows' names, shared by the session table and the History tab's. */
+export const STAT_LABELS: Record<SummaryKey | 'bargeInMs', string> = {
+  endpointMs: 'Endpoint wait',
+  sttMs: 'Speech to text',
+  llmTtftMs: 'LLM first token',
+  ttsFirstAudioMs: 'TTS first audio',
+  voiceToVoiceMs: 'Voice to voice',
+  bargeInMs: 'Barge-in',
+};
+
+const SUMMARY_ROWS: { key: SummaryKey; label: string }[] = (['endpointMs', 'sttMs', 'llmTtftMs', 'ttsFirstAudioMs', 'voiceToVoiceMs'] as const).map((key) => ({
+  key,
+  label: STAT_LABELS[key],
+}));
 
 export interface StageSummary {
   key: SummaryKey;
