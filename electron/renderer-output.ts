@@ -3,7 +3,7 @@
  * the renderer's player, which obeys pause, resume and stop and reports how far it has actually
  * played. That report, not the schedule's estimate, is what `heardText` is cut from.
  */
-import { PlaybackSchedule, type ScheduledAudio } from './pipeline/output';
+import { PlaybackSchedule, type ScheduledAudio } from './pipeline/speak/output';
 import type { Clock } from './pipeline/clock';
 import type { AssistantAudio, AssistantAudioControl } from './ipc-contract';
 

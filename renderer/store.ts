@@ -6,7 +6,7 @@ import { create } from 'zustand';
 import type { AppEvent, AppStatus, FileProgress } from '../electron/ipc-contract';
 import type { AssistantState, TimerView } from '../electron/pipeline/events';
 import type { TurnReport } from '../electron/pipeline/report';
-import type { EndReason } from '../electron/pipeline/segmenter';
+import type { EndReason } from '../electron/pipeline/turns/segmenter';
 import type { Settings } from '../electron/settings/schema';
 import type { VadPoint } from './model/endpoint-replay';
 

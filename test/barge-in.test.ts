@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BargeInPolicy, type BargeInConfig } from '../electron/pipeline/barge-in';
+import { BargeInPolicy, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
 
 const cfg: BargeInConfig = { enabled: true, minSpeechMs: 400, falseInterruptionMs: 1500 };
 const policy = (over: Partial<BargeInConfig> = {}) => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Conversation } from '../electron/pipeline/conversation';
+import { Conversation } from '../electron/pipeline/respond/conversation';
 
 const words = (text: string) => (text ? text.split(' ').length : 0);
 const said = (c: Conversation) => c.messages().map((m) => `${m.role}:${m.text}`);

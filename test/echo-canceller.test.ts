@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EchoCanceller } from '../electron/pipeline/echo-canceller';
+import { EchoCanceller } from '../electron/pipeline/listen/echo-canceller';
 
 const RATE = 16000;
 const N = 512;

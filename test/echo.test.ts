@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EchoSimulator, parseEchoSpec } from '../electron/pipeline/echo';
-import { TimelineOutput } from '../electron/pipeline/output';
+import { EchoSimulator, parseEchoSpec } from '../electron/pipeline/run/echo';
+import { TimelineOutput } from '../electron/pipeline/speak/output';
 
 const frameAt = (echo: EchoSimulator, startMs: number) => {
   const f = new Float32Array(512);

@@ -13,7 +13,7 @@ import { formatLogLine, type LoggedTurn } from '../electron/history/log-format';
 import { modelTag } from '../electron/history/model-tags';
 import { settingsHash } from '../electron/history/settings-hash';
 import { summarize } from '../electron/history/summary';
-import type { Distribution } from '../electron/pipeline/stats';
+import type { Distribution } from '../electron/stats';
 import { TEST_CATALOG } from '../native-models/catalog';
 import { DEFAULT_SETTINGS } from '../electron/settings/schema';
 import { sampleReport } from './history-fixtures';

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SttSession } from '../electron/engines/stt';
-import { AutoGain, MAX_GAIN_DB, NOISE_BELOW_TARGET_DB, PEAK_LIMIT, TARGET_DB } from '../electron/pipeline/auto-gain';
-import { EnergyTracker, SUBFRAME } from '../electron/pipeline/energy';
-import { POST_ROLL_MS, PostRoll } from '../electron/pipeline/post-roll';
-import { SpeechLevel } from '../electron/pipeline/speech-level';
+import { AutoGain, MAX_GAIN_DB, NOISE_BELOW_TARGET_DB, PEAK_LIMIT, TARGET_DB } from '../electron/pipeline/listen/auto-gain';
+import { EnergyTracker, SUBFRAME } from '../electron/pipeline/listen/energy';
+import { POST_ROLL_MS, PostRoll } from '../electron/pipeline/listen/post-roll';
+import { SpeechLevel } from '../electron/pipeline/listen/speech-level';
 
 const RATE = 16000;
 const N = 512; // one 32 ms window

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatHistoryItem } from 'node-llama-cpp';
 import { LlamaEngine, type ChatMessage, type LlmOptions } from '../electron/engines/llm';
-import { Conversation } from '../electron/pipeline/conversation';
+import { Conversation } from '../electron/pipeline/respond/conversation';
 import { pickModel } from '../native-models/resolver';
 import type { ResolvedModel } from '../native-models/types';
 import { MODEL_ROOTS } from './engine-fixtures';

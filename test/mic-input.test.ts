@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InputTimeline, WindowFramer } from '../electron/pipeline/mic-input';
+import { InputTimeline, WindowFramer } from '../electron/pipeline/listen/mic-input';
 
 describe('microphone input (pure, scripted clock)', () => {
   it('cuts audio of any length into 512-sample windows, zeroing non-finite samples and clamping', () => {

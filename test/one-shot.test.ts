@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chime, listenCue } from '../electron/audio/chime';
-import { ONE_SHOT_NO_SPEECH_MS, OneShotPolicy } from '../electron/pipeline/one-shot';
+import { ONE_SHOT_NO_SPEECH_MS, OneShotPolicy } from '../electron/pipeline/turns/one-shot';
 
 describe('one-shot policy (pure, scripted timelines)', () => {
   it('idle ignores speech; an activation arms it, speech makes the turn, its end closes the microphone', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type AssistantAudio, type AssistantAudioControl } from '../electron/ipc-contract';
-import { TimelineOutput } from '../electron/pipeline/output';
+import { TimelineOutput } from '../electron/pipeline/speak/output';
 import { RendererOutput, type AudioSink } from '../electron/renderer-output';
 
 const ones = (ms: number, rate = 16000) => new Float32Array(Math.round((ms / 1000) * rate)).fill(1);

@@ -12,8 +12,8 @@ import type { SpeechSynthesizer } from '../electron/engines/tts';
 import type { VoiceActivityDetector } from '../electron/engines/vad';
 import { FastForwardClock } from '../electron/pipeline/clock';
 import type { PipelineEvent } from '../electron/pipeline/events';
-import { feedAudio } from '../electron/pipeline/feed';
-import { TimelineOutput } from '../electron/pipeline/output';
+import { feedAudio } from '../electron/pipeline/run/feed';
+import { TimelineOutput } from '../electron/pipeline/speak/output';
 import { VoicePipeline } from '../electron/pipeline/voice-pipeline';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { TurnReport } from '../electron/pipeline/report';
 import { latencyOf } from '../electron/pipeline/report';
 import { replayEndpointing, type VadPoint } from '../renderer/model/endpoint-replay';
-import { percentile } from '../electron/pipeline/stats';
+import { percentile } from '../electron/stats';
 import { inputGainLabel, llmLine, modelLine, plannedKindLabel, serverHost, talkButtonLabel, turnEnds } from '../renderer/model/labels';
 import { DEFAULT_CATALOG } from '../native-models/catalog';
 import { optionalMissingLine } from '../native-models/setup-plan';

@@ -9,10 +9,10 @@ import type { ChatMessage, LanguageModel } from '../electron/engines/llm';
 import type { SpeechSynthesizer } from '../electron/engines/tts';
 import type { Clock } from '../electron/pipeline/clock';
 import { EventHub, type PipelineEvent } from '../electron/pipeline/events';
-import { TimelineOutput } from '../electron/pipeline/output';
-import { Responding } from '../electron/pipeline/responding';
+import { TimelineOutput } from '../electron/pipeline/speak/output';
+import { Responding } from '../electron/pipeline/respond/responding';
 import { TimerBook } from '../electron/timers/timer-book';
-import type { EndedTurn } from '../electron/pipeline/turn-taking';
+import type { EndedTurn } from '../electron/pipeline/turns/turn-taking';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EnergyTracker } from '../electron/pipeline/energy';
-import { Segmenter, type EndpointingConfig, type SegmenterEvent } from '../electron/pipeline/segmenter';
+import { EnergyTracker } from '../electron/pipeline/listen/energy';
+import { Segmenter, type EndpointingConfig, type SegmenterEvent } from '../electron/pipeline/turns/segmenter';
 
 const WINDOW = 512;
 const WINDOW_MS = 32;

@@ -1,7 +1,7 @@
 /** The end-of-turn policy (pure) on scripted pauses and verdicts. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TurnEndPolicy, type TurnEndConfig } from '../electron/pipeline/turn-end';
+import { TurnEndPolicy, type TurnEndConfig } from '../electron/pipeline/turns/turn-end';
 
 const cfg: TurnEndConfig = { silenceMs: 600, turnModel: true, turnCheckMs: 200, turnThreshold: 0.5, maxPauseMs: 1600 };
 

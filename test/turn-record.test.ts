@@ -1,8 +1,8 @@
 /** The one function that turns a turn's record into its report (pure, scripted records). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TimelineOutput } from '../electron/pipeline/output';
-import { newTurnRecord, turnReport, type SpokenAnswer } from '../electron/pipeline/turn-record';
+import { TimelineOutput } from '../electron/pipeline/speak/output';
+import { newTurnRecord, turnReport, type SpokenAnswer } from '../electron/pipeline/respond/turn-record';
 
 const base = () =>
   newTurnRecord({ index: 3, speechStartMs: 1000, speechEndMs: 2000, endOfTurnMs: 2600, startedBy: 'speech', endReason: 'silence', mergedContinuation: false, inputGainDb: 6, turnChecks: null });

@@ -8,10 +8,10 @@ import { describe, it } from 'node:test';
 import type { SpeechSynthesizer } from '../electron/engines/tts';
 import type { Clock } from '../electron/pipeline/clock';
 import { EventHub, type PipelineEvent } from '../electron/pipeline/events';
-import { TimelineOutput } from '../electron/pipeline/output';
-import { serialSynthesizer } from '../electron/pipeline/tts-queue';
-import { Utterance, type UtteranceSource } from '../electron/pipeline/utterance';
-import { HeldSink, PlayingSink, type UtteranceSink } from '../electron/pipeline/utterance-sink';
+import { TimelineOutput } from '../electron/pipeline/speak/output';
+import { serialSynthesizer } from '../electron/pipeline/speak/tts-queue';
+import { Utterance, type UtteranceSource } from '../electron/pipeline/speak/utterance';
+import { HeldSink, PlayingSink, type UtteranceSink } from '../electron/pipeline/speak/utterance-sink';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

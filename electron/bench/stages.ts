@@ -4,7 +4,7 @@
  * stage keys and inclusion rules cannot drift apart. Pure: no Node imports.
  */
 import type { TurnReport } from '../pipeline/report';
-import { distribution, type Distribution } from '../pipeline/stats';
+import { distribution, type Distribution } from '../stats';
 
 /** One turn's stage values in ms; null where the stage did not happen or does not count for this turn. */
 export interface TurnStages {

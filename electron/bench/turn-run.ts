@@ -8,10 +8,10 @@ import type { TurnDetector, TurnScore } from '../engines/turn-detector';
 import { VAD_WINDOW, VAD_WINDOW_MS, type VoiceActivityDetector } from '../engines/vad';
 import { FastForwardClock } from '../pipeline/clock';
 import { EventHub } from '../pipeline/events';
-import { frameDue } from '../pipeline/feed';
-import { TimelineOutput } from '../pipeline/output';
-import type { EndReason } from '../pipeline/segmenter';
-import { TurnTaking, type EndedTurn, type TurnGate } from '../pipeline/turn-taking';
+import { frameDue } from '../pipeline/run/feed';
+import { TimelineOutput } from '../pipeline/speak/output';
+import type { EndReason } from '../pipeline/turns/segmenter';
+import { TurnTaking, type EndedTurn, type TurnGate } from '../pipeline/turns/turn-taking';
 import type { Settings } from '../settings/schema';
 
 export interface TurnEngines {

@@ -7,7 +7,7 @@
  * again. Any other end decided during speech cut the user off mid-speech, at a gap the corpus does
  * not mark (under 100 ms, or inside a word), and is counted apart.
  */
-import { distribution } from '../pipeline/stats';
+import { distribution } from '../stats';
 import type { Pause } from './turn-corpus';
 
 /** How far before a marked pause the placed end of the words may lie (a soft last sound the energy envelope leaves out; up to about 180 ms measured here). */

@@ -14,10 +14,10 @@ import type { ChartSeries } from './turn-svg';
 import type { TurnScore } from '../engines/turn-detector';
 import { FastForwardClock } from '../pipeline/clock';
 import type { LoadedEngines } from '../pipeline/load-engines';
-import { TimelineOutput } from '../pipeline/output';
+import { TimelineOutput } from '../pipeline/speak/output';
 import type { TurnReport } from '../pipeline/report';
-import { runInput } from '../pipeline/run-input';
-import { distribution, percentile } from '../pipeline/stats';
+import { runInput } from '../pipeline/run/run-input';
+import { distribution, percentile } from '../stats';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../settings/schema';
 

@@ -5,7 +5,7 @@ import 'sherpa-onnx-node';
 import * as ort from 'onnxruntime-node';
 import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
-import { isSpeech } from '../pipeline/vad-decision';
+import { isSpeech } from './vad-decision';
 
 export const VAD_SAMPLE_RATE = 16000;
 /** Silero works on 512-sample (32 ms) windows at 16 kHz. */

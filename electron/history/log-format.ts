@@ -4,7 +4,7 @@
  */
 import { turnStages, type StageDistributions, type TurnStages } from '../bench/stages';
 import type { TurnReport } from '../pipeline/report';
-import type { Distribution } from '../pipeline/stats';
+import type { Distribution } from '../stats';
 
 export type { StageDistributions, TurnStages };
 

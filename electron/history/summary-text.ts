@@ -1,6 +1,6 @@
 /** The history summary as `npm run log -- summary` prints it. Pure. */
 import { STAGE_ROWS } from '../bench/stages';
-import type { Distribution } from '../pipeline/stats';
+import type { Distribution } from '../stats';
 import type { LogSummary, PeriodFigures } from './log-format';
 
 const num = (v: number | null) => (v === null ? '—' : String(Math.round(v)));

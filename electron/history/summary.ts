@@ -4,7 +4,7 @@
  * the settings or the app changed, with the figures before and after. Pure.
  */
 import { stageDistributions } from '../bench/stages';
-import { distribution } from '../pipeline/stats';
+import { distribution } from '../stats';
 import { LOGGED_MODEL_KINDS, type LogChange, type LoggedTurn, type LogSummary, type PeriodFigures } from './log-format';
 
 /** Fraction of `turns` for which `test` holds; 0 for none. */

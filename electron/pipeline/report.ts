@@ -1,6 +1,6 @@
 import type { LlmRoute } from '../engines/llm-fallback';
-import type { EndReason } from './segmenter';
-import type { TurnCheck } from './turn-end';
+import type { EndReason } from './turns/segmenter';
+import type { TurnCheck } from './turns/turn-end';
 
 /** Milliseconds on the pipeline clock (for `talk`: from the start of the input file). */
 export interface TurnTimings {

@@ -5,18 +5,18 @@ import type { SpeechSynthesizer } from '../engines/tts';
 import type { TurnDetector } from '../engines/turn-detector';
 import type { Settings } from '../settings/schema';
 import type { Clock } from './clock';
-import type { Conversation } from './conversation';
+import type { Conversation } from './respond/conversation';
 import { EventHub, type AssistantState } from './events';
-import { ListenCues } from './listen-cue';
-import { WindowFramer } from './mic-input';
-import type { OneShotChange, OneShotState } from './one-shot';
-import type { AudioOutput } from './output';
+import { ListenCues } from './speak/listen-cue';
+import { WindowFramer } from './listen/mic-input';
+import type { OneShotChange, OneShotState } from './turns/one-shot';
+import type { AudioOutput } from './speak/output';
 import type { TurnReport } from './report';
-import { Responding, type TimerOptions } from './responding';
+import { Responding, type TimerOptions } from './respond/responding';
 import { TimerBook } from '../timers/timer-book';
 import type { TimerView } from './events';
-import type { EndReason } from './segmenter';
-import { TurnTaking } from './turn-taking';
+import type { EndReason } from './turns/segmenter';
+import { TurnTaking } from './turns/turn-taking';
 
 export interface PipelineEngines {
   vad: VoiceActivityDetector;

@@ -3,7 +3,7 @@
  * percentiles per stage. Pure functions of turn reports.
  */
 import type { TurnReport } from '../../electron/pipeline/report';
-import { percentile } from '../../electron/pipeline/stats';
+import { percentile } from '../../electron/stats';
 
 export type StageKey = 'endpoint' | 'stt' | 'llm' | 'command' | 'clause' | 'tts';
 

@@ -1,4 +1,4 @@
-import type { AudioOutput } from './output';
+import type { AudioOutput } from '../speak/output';
 
 /**
  * Laptop speakers into the laptop microphone: mixes what the assistant played back into the input,

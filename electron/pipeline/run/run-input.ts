@@ -1,8 +1,8 @@
-import type { Clock } from './clock';
+import type { Clock } from '../clock';
 import { feedAudio, type FeedOptions } from './feed';
-import type { AudioOutput } from './output';
-import type { TurnReport } from './report';
-import type { VoicePipeline } from './voice-pipeline';
+import type { AudioOutput } from '../speak/output';
+import type { TurnReport } from '../report';
+import type { VoicePipeline } from '../voice-pipeline';
 
 export interface RunInputOptions extends FeedOptions {
   /**

@@ -1,4 +1,4 @@
-import type { SpeechSynthesizer } from '../engines/tts';
+import type { SpeechSynthesizer } from '../../engines/tts';
 
 /**
  * The one queue all synthesis goes through: the voice engine runs one sentence at a time, so a

@@ -1,12 +1,12 @@
-import type { LanguageModel } from '../engines/llm';
-import type { LlmRoute } from '../engines/llm-fallback';
-import type { SpeechSynthesizer } from '../engines/tts';
-import type { Clock } from './clock';
+import type { LanguageModel } from '../../engines/llm';
+import type { LlmRoute } from '../../engines/llm-fallback';
+import type { SpeechSynthesizer } from '../../engines/tts';
+import type { Clock } from '../clock';
 import type { Conversation } from './conversation';
-import type { EventHub } from './events';
-import type { AudioOutput } from './output';
-import { Utterance } from './utterance';
-import { HeldSink } from './utterance-sink';
+import type { EventHub } from '../events';
+import type { AudioOutput } from '../speak/output';
+import { Utterance } from '../speak/utterance';
+import { HeldSink } from '../speak/utterance-sink';
 
 export interface DraftDeps {
   llm: LanguageModel;

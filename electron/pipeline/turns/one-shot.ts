@@ -7,7 +7,7 @@
  *                        │                 └──activation: ended now──▶ idle
  *                        └──activation, or no speech in time──▶ idle
  */
-import type { AssistantPhase } from './barge-in';
+import type { AssistantPhase } from '../respond/barge-in';
 
 /**
  * How long an activation waits for speech before listening stops by itself. People start talking

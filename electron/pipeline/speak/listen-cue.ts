@@ -1,5 +1,5 @@
-import { listenCue, type ListenCue } from '../audio/chime';
-import type { EventHub } from './events';
+import { listenCue, type ListenCue } from '../../audio/chime';
+import type { EventHub } from '../events';
 import type { AudioOutput } from './output';
 
 export interface ListenCueDeps {

@@ -1,9 +1,9 @@
-import type { LlmRoute } from '../engines/llm-fallback';
-import type { AudioOutput } from './output';
-import { latencyOf, round, type BargeInTimes, type StartedBy, type TurnReport, type TurnTimings } from './report';
-import type { EndReason } from './segmenter';
-import type { TurnCheck } from './turn-end';
-import type { UtteranceTimes } from './utterance';
+import type { LlmRoute } from '../../engines/llm-fallback';
+import type { AudioOutput } from '../speak/output';
+import { latencyOf, round, type BargeInTimes, type StartedBy, type TurnReport, type TurnTimings } from '../report';
+import type { EndReason } from '../turns/segmenter';
+import type { TurnCheck } from '../turns/turn-end';
+import type { UtteranceTimes } from '../speak/utterance';
 
 /** What the report needs of the spoken answer (an Utterance is one). */
 export interface SpokenAnswer {

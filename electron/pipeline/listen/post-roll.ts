@@ -1,4 +1,4 @@
-import type { SttSession } from '../engines/stt';
+import type { SttSession } from '../../engines/stt';
 
 /** Audio a recognizer hears past the placed end of speech, so a trailing consonant is not cut off. */
 export const POST_ROLL_MS = 150;

@@ -3,8 +3,8 @@
  * failure. The window shows the full message (the turn's error); the voice only says enough for a
  * user who is looking elsewhere to know what happened and that it is not their words.
  */
-import { LLM_SERVER_ERROR } from '../engines/openai-errors';
-import { LLM_SLOW_CODE } from '../engines/llm-fallback';
+import { LLM_SERVER_ERROR } from '../../engines/openai-errors';
+import { LLM_SLOW_CODE } from '../../engines/llm-fallback';
 
 const LINES: Record<string, string> = {
   [LLM_SERVER_ERROR.unreachable]: "I can't reach the language model server.",

@@ -1,8 +1,8 @@
-import type { SpeechSynthesizer } from '../engines/tts';
-import { ClauseSplitter, heardPrefix, type Clause } from '../text/clauses';
+import type { SpeechSynthesizer } from '../../engines/tts';
+import { ClauseSplitter, heardPrefix, type Clause } from '../../text/clauses';
 import type { UtteranceSink } from './utterance-sink';
-import type { Clock } from './clock';
-import type { EventHub } from './events';
+import type { Clock } from '../clock';
+import type { EventHub } from '../events';
 import type { ScheduledAudio } from './output';
 
 /** What an utterance says. */

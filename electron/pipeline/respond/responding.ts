@@ -1,24 +1,24 @@
-import type { LanguageModel } from '../engines/llm';
-import type { SpeechSynthesizer } from '../engines/tts';
-import type { Settings } from '../settings/schema';
-import { PlayingSink } from './utterance-sink';
+import type { LanguageModel } from '../../engines/llm';
+import type { SpeechSynthesizer } from '../../engines/tts';
+import type { Settings } from '../../settings/schema';
+import { PlayingSink } from '../speak/utterance-sink';
 import { BargeInPolicy, type AssistantPhase, type BargeInDecision } from './barge-in';
-import type { Clock } from './clock';
+import type { Clock } from '../clock';
 import { Conversation } from './conversation';
 import { Draft } from './draft';
-import { isShortCommand, matchCommand } from '../commands/match';
-import type { TimerBook } from '../timers/timer-book';
-import { answerLocally, type CommandHost } from './local-commands';
-import { Notices } from './notices';
-import type { EventHub, TimerView } from './events';
+import { isShortCommand, matchCommand } from '../../commands/match';
+import type { TimerBook } from '../../timers/timer-book';
+import { answerLocally, type CommandHost } from '../skills/local-commands';
+import { Notices } from '../skills/notices';
+import type { EventHub, TimerView } from '../events';
 import { HoldingPhrases } from './holding-phrase';
-import type { AudioOutput } from './output';
+import type { AudioOutput } from '../speak/output';
 import { Reply } from './reply';
-import { round, type StartedBy, type TurnReport } from './report';
-import { serialSynthesizer } from './tts-queue';
+import { round, type StartedBy, type TurnReport } from '../report';
+import { serialSynthesizer } from '../speak/tts-queue';
 import { newTurnRecord, turnReport } from './turn-record';
-import type { EndedTurn, TurnEvent } from './turn-taking';
-import { Utterance } from './utterance';
+import type { EndedTurn, TurnEvent } from '../turns/turn-taking';
+import { Utterance } from '../speak/utterance';
 
 /** A turn being answered, with what else was said for it. */
 interface PendingTurn {

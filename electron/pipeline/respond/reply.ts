@@ -1,14 +1,14 @@
-import type { LanguageModel } from '../engines/llm';
-import type { LlmRoute } from '../engines/llm-fallback';
-import type { SpeechSynthesizer } from '../engines/tts';
-import type { UtteranceSink } from './utterance-sink';
-import type { Clock } from './clock';
+import type { LanguageModel } from '../../engines/llm';
+import type { LlmRoute } from '../../engines/llm-fallback';
+import type { SpeechSynthesizer } from '../../engines/tts';
+import type { UtteranceSink } from '../speak/utterance-sink';
+import type { Clock } from '../clock';
 import type { Conversation, Settlement } from './conversation';
 import type { Draft } from './draft';
-import type { EventHub } from './events';
+import type { EventHub } from '../events';
 import type { TurnRecord } from './turn-record';
 import { troubleLine } from './llm-trouble';
-import { Utterance } from './utterance';
+import { Utterance } from '../speak/utterance';
 
 /** The user's words for a turn, as the recognizer finished them. */
 export interface Transcript {

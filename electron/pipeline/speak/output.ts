@@ -1,4 +1,4 @@
-import { resample } from '../audio/resample';
+import { resample } from '../../audio/resample';
 
 /**
  * Where a piece of queued audio lies. `from`/`to` are positions in the output stream (milliseconds

@@ -1,13 +1,13 @@
-import { chime } from '../audio/chime';
-import { alarmNotice, timerDoneNotice } from '../commands/respond';
-import type { SpeechSynthesizer } from '../engines/tts';
-import type { Timer, TimerBook } from '../timers/timer-book';
-import type { Clock } from './clock';
-import type { EventHub } from './events';
-import type { AudioOutput } from './output';
+import { chime } from '../../audio/chime';
+import { alarmNotice, timerDoneNotice } from '../../commands/respond';
+import type { SpeechSynthesizer } from '../../engines/tts';
+import type { Timer, TimerBook } from '../../timers/timer-book';
+import type { Clock } from '../clock';
+import type { EventHub } from '../events';
+import type { AudioOutput } from '../speak/output';
 import { Ringer } from './ringer';
-import { Utterance } from './utterance';
-import { PlayingSink } from './utterance-sink';
+import { Utterance } from '../speak/utterance';
+import { PlayingSink } from '../speak/utterance-sink';
 
 export interface NoticeDeps {
   book: TimerBook;

@@ -1,5 +1,5 @@
-import { VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad';
-import type { Clock } from './clock';
+import { VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../../engines/vad';
+import type { Clock } from '../clock';
 
 /**
  * Cuts microphone audio of any length into whole VAD windows. Non-finite samples are zeroed and

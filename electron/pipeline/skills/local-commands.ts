@@ -1,8 +1,8 @@
-import { matchCommand, type CommandMatch } from '../commands/match';
-import { commandReply, type TimerFact } from '../commands/respond';
-import { nextOccurrence, type Timer, type TimerBook } from '../timers/timer-book';
-import type { Conversation } from './conversation';
-import type { TurnRecord } from './turn-record';
+import { matchCommand, type CommandMatch } from '../../commands/match';
+import { commandReply, type TimerFact } from '../../commands/respond';
+import { nextOccurrence, type Timer, type TimerBook } from '../../timers/timer-book';
+import type { Conversation } from '../respond/conversation';
+import type { TurnRecord } from '../respond/turn-record';
 
 /** What local commands act on: the timers, the conversation, the answer being held, the clock. */
 export interface CommandHost {

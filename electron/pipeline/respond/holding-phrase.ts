@@ -1,4 +1,4 @@
-import type { SpeechSynthesizer } from '../engines/tts';
+import type { SpeechSynthesizer } from '../../engines/tts';
 
 /** Short, neutral, and different each time so they do not sound canned. */
 export const HOLDING_PHRASES = ['One moment.', 'Let me think.', 'Just a second.'] as const;

@@ -1,7 +1,7 @@
-import { VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad';
-import { FastForwardClock, type Clock } from './clock';
-import type { AudioOutput } from './output';
-import type { VoicePipeline } from './voice-pipeline';
+import { VAD_WINDOW, VAD_WINDOW_MS } from '../../engines/vad';
+import { FastForwardClock, type Clock } from '../clock';
+import type { AudioOutput } from '../speak/output';
+import type { VoicePipeline } from '../voice-pipeline';
 
 export interface FeedOptions {
   /** Skip idle time instead of waiting for it (see FastForwardClock). */

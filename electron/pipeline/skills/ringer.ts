@@ -1,4 +1,4 @@
-import type { Timer, TimerBook } from '../timers/timer-book';
+import type { Timer, TimerBook } from '../../timers/timer-book';
 
 /** A ringing alarm sounds again this often until it is stopped or its minute is up. */
 export const ALARM_REPEAT_MS = 10_000;
