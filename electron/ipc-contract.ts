@@ -4,7 +4,8 @@
  * end-to-end tests). Types plus small pure validators, so the sandboxed preload, the renderer and
  * the bridge can all import it without pulling in Node code.
  */
-import type { AssistantState, PipelineEvent, TimerView } from './pipeline/events';
+import type { AssistantState, PipelineEvent } from './pipeline/events';
+import type { TimerView } from './timers/timer-view';
 import type { LlmInfo } from './engines/llm';
 import type { ModelKind } from '../native-models/types';
 import type { Settings } from './settings/schema';

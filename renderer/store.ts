@@ -4,7 +4,8 @@
  */
 import { create } from 'zustand';
 import type { AppEvent, AppStatus, FileProgress } from '../electron/ipc-contract';
-import type { AssistantState, TimerView } from '../electron/pipeline/events';
+import type { AssistantState } from '../electron/pipeline/events';
+import type { TimerView } from '../electron/timers/timer-view';
 import type { TurnReport } from '../electron/pipeline/report';
 import type { EndReason } from '../electron/pipeline/turns/segmenter';
 import type { Settings } from '../electron/settings/schema';

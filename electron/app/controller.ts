@@ -25,7 +25,8 @@ import type { Hardware } from '../../native-models/recommend';
 import { optionalMissingLine, WITHOUT_OPTIONAL } from '../../native-models/setup-plan';
 import type { ModelEntry } from '../../native-models/types';
 import { RealtimeClock, type Clock } from '../pipeline/clock';
-import { EventHub, type AssistantState, type TimerView } from '../pipeline/events';
+import { EventHub, type AssistantState } from '../pipeline/events';
+import { timerViews, type TimerView } from '../timers/timer-view';
 import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { RendererOutput, type AudioSink } from '../renderer-output';
@@ -233,16 +234,7 @@ export class AssistantController {
   /** Timers and alarms pending or ringing, as the window lists them (from the book itself while no pipeline runs). */
   private timerViews(): TimerView[] {
     if (this.pipeline) return this.pipeline.timers();
-    const now = Date.now();
-    const ringing = this.timerBook.ringing(now);
-    return [...ringing.map((t) => ({ t, ringing: true })), ...this.timerBook.active(now).map((t) => ({ t, ringing: false }))].map(({ t, ringing: r }) => ({
-      id: t.id,
-      kind: t.kind,
-      name: t.name,
-      durationMs: t.durationMs,
-      dueAtMs: t.dueAtMs,
-      ringing: r,
-    }));
+    return timerViews(this.timerBook, Date.now());
   }
 
   /** (Re)loads every model for the current settings; one load at a time. */

@@ -2,20 +2,11 @@ import type { Clause } from '../text/clauses';
 import type { ListenCue } from '../audio/chime';
 import type { OneShotReason, OneShotState } from './turns/one-shot';
 import type { TurnReport } from './report';
+import type { TimerView } from '../timers/timer-view';
 import type { EndReason } from './turns/segmenter';
 
 /** `idle`: one-shot mode with the microphone closed (speech is ignored until an activation). */
 export type AssistantState = 'idle' | 'listening' | 'hearing' | 'thinking' | 'speaking';
-
-/** A timer or alarm as the window shows it (times in epoch ms). */
-export interface TimerView {
-  id: string;
-  kind: 'timer' | 'alarm';
-  name: string | null;
-  durationMs: number | null;
-  dueAtMs: number;
-  ringing: boolean;
-}
 
 /** Everything the pipeline tells the outside world, each stamped with pipeline time `t`. */
 export type PipelineEvent =

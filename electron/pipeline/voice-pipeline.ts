@@ -14,7 +14,7 @@ import type { AudioOutput } from './speak/output';
 import type { TurnReport } from './report';
 import { Responding, type TimerOptions } from './respond/responding';
 import { TimerBook } from '../timers/timer-book';
-import type { TimerView } from './events';
+import type { TimerView } from '../timers/timer-view';
 import type { EndReason } from './turns/segmenter';
 import { TurnTaking } from './turns/turn-taking';
 

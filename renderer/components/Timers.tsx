@@ -4,7 +4,7 @@
  * ms), so the countdown runs from Date.now() and stays right across a reload of the window.
  */
 import { useEffect, useState } from 'react';
-import type { TimerView } from '../../electron/pipeline/events';
+import type { TimerView } from '../../electron/timers/timer-view';
 import { api } from '../api/current';
 import { formatAlarmTime, formatCountdown, formatLength, sortTimers, timerTitle } from '../model/timers';
 import { useUi } from '../store';

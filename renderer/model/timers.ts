@@ -2,7 +2,7 @@
  * What the Timers panel says about each timer or alarm. Pure: the time is passed in, so the panel
  * can tick once a second and the tests can pick any moment.
  */
-import type { TimerView } from '../../electron/pipeline/events';
+import type { TimerView } from '../../electron/timers/timer-view';
 
 /** "pasta timer", "Timer", "wake-up alarm", "Alarm". */
 export function timerTitle(t: Pick<TimerView, 'kind' | 'name'>): string {

@@ -10,7 +10,8 @@ import { isShortCommand, matchCommand } from '../../commands/match';
 import type { TimerBook } from '../../timers/timer-book';
 import { answerLocally, type CommandHost } from '../skills/local-commands';
 import { Notices } from '../skills/notices';
-import type { EventHub, TimerView } from '../events';
+import type { EventHub } from '../events';
+import { timerViews, type TimerView } from '../../timers/timer-view';
 import { HoldingPhrases } from './holding-phrase';
 import type { AudioOutput } from '../speak/output';
 import { Reply } from './reply';
@@ -122,9 +123,7 @@ export class Responding {
 
   /** Timers and alarms still pending or ringing, for the window. */
   timerViews(): TimerView[] {
-    const at = this.epochAt(this.clock.now());
-    const ringing = new Set(this.timers.book.ringing(at).map((t) => t.id));
-    return [...this.timers.book.ringing(at), ...this.timers.book.active(at)].map((t) => ({ id: t.id, kind: t.kind, name: t.name, durationMs: t.durationMs, dueAtMs: t.dueAtMs, ringing: ringing.has(t.id) }));
+    return timerViews(this.timers.book, this.epochAt(this.clock.now()));
   }
 
   private timersChanged(): void {
