@@ -7,9 +7,9 @@ import type { AppEvent, AppStatus, FileProgress } from '../electron/ipc-contract
 import type { AssistantState } from '../electron/pipeline/events';
 import type { TimerView } from '../electron/timers/timer-view';
 import type { TurnReport } from '../electron/pipeline/report';
-import type { EndReason } from '../electron/pipeline/turns/segmenter';
 import type { Settings } from '../electron/settings/schema';
 import type { VadPoint } from './model/endpoint-replay';
+import type { EndReason } from '../electron/pipeline/vocabulary';
 
 export interface ConversationEntry {
   /** The pipeline's turn index. */

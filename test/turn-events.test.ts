@@ -8,12 +8,12 @@ import { describe, it } from 'node:test';
 import type { SpeechRecognizer } from '../electron/engines/stt';
 import type { TurnDetector } from '../electron/engines/turn-detector';
 import type { VoiceActivityDetector } from '../electron/engines/vad';
-import type { AssistantPhase } from '../electron/pipeline/respond/barge-in';
 import { FastForwardClock } from '../electron/pipeline/clock';
 import { EventHub, type PipelineEvent } from '../electron/pipeline/events';
 import { TimelineOutput } from '../electron/pipeline/speak/output';
 import { TurnTaking, type TurnEvent } from '../electron/pipeline/turns/turn-taking';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
+import type { AssistantPhase } from '../electron/pipeline/vocabulary';
 
 function scripted(words: string[]) {
   const vad: VoiceActivityDetector = {

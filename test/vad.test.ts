@@ -12,12 +12,13 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { isUserError } from '../electron/errors';
 import { SileroVad, VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../electron/engines/vad';
 import { EnergyTracker } from '../electron/pipeline/listen/energy';
-import { Segmenter, type EndpointingConfig, type EndReason, type SegmenterEvent } from '../electron/pipeline/turns/segmenter';
+import { Segmenter, type EndpointingConfig, type SegmenterEvent } from '../electron/pipeline/turns/segmenter';
 import { pickModel } from '../native-models/resolver';
 import type { ResolvedModel } from '../native-models/types';
 import { clip, loadClip16k, MODEL_ROOTS, MODELS_DIR, SPEECH_DIR, type ManifestSegment } from './engine-fixtures';
 import { tempDir } from './helpers';
 import { buildOnnxModel, FLOAT, INT64, type ValueInfo } from './onnx-builder';
+import type { EndReason } from '../electron/pipeline/vocabulary';
 
 const TOLERANCE_MS = 100;
 const THRESHOLD = 0.5;

@@ -10,9 +10,9 @@ import { FastForwardClock } from '../pipeline/clock';
 import { EventHub } from '../pipeline/events';
 import { frameDue } from '../pipeline/run/feed';
 import { TimelineOutput } from '../pipeline/speak/output';
-import type { EndReason } from '../pipeline/turns/segmenter';
 import { TurnTaking, type EndedTurn, type TurnGate } from '../pipeline/turns/turn-taking';
 import type { Settings } from '../settings/schema';
+import type { EndReason } from '../pipeline/vocabulary';
 
 export interface TurnEngines {
   vad: VoiceActivityDetector;

@@ -1,9 +1,8 @@
 import type { Clause } from '../text/clauses';
 import type { ListenCue } from '../audio/chime';
-import type { OneShotReason, OneShotState } from './turns/one-shot';
 import type { TurnReport } from './report';
 import type { TimerView } from '../timers/timer-view';
-import type { EndReason } from './turns/segmenter';
+import type { EndReason, OneShotReason, OneShotState } from './vocabulary';
 
 /** `idle`: one-shot mode with the microphone closed (speech is ignored until an activation). */
 export type AssistantState = 'idle' | 'listening' | 'hearing' | 'thinking' | 'speaking';

@@ -1,6 +1,5 @@
 import type { LlmRoute } from '../engines/llm-fallback';
-import type { EndReason } from './turns/segmenter';
-import type { TurnCheck } from './turns/turn-end';
+import type { EndReason, StartedBy, TurnCheck } from './vocabulary';
 
 /** Milliseconds on the pipeline clock (for `talk`: from the start of the input file). */
 export interface TurnTimings {
@@ -41,12 +40,6 @@ export interface BargeInTimes {
   playbackStoppedMs: number;
   speechStartMs: number | null;
 }
-
-/**
- * What started the user's turn: hands-free `speech`, the `push-to-talk` key, or a one-shot
- * `activation` (shortcut, tray, button) that opened the microphone for it.
- */
-export type StartedBy = 'activation' | 'push-to-talk' | 'speech';
 
 export interface TurnReport {
   /** The turn's number, the `turn` its events carried (a merged or empty turn leaves a gap). */

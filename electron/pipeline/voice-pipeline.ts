@@ -9,14 +9,14 @@ import type { Conversation } from './respond/conversation';
 import { EventHub, type AssistantState } from './events';
 import { ListenCues } from './speak/listen-cue';
 import { WindowFramer } from './listen/mic-input';
-import type { OneShotChange, OneShotState } from './turns/one-shot';
+import type { OneShotChange } from './turns/one-shot';
 import type { AudioOutput } from './speak/output';
 import type { TurnReport } from './report';
 import { Responding, type TimerOptions } from './respond/responding';
 import { TimerBook } from '../timers/timer-book';
 import type { TimerView } from '../timers/timer-view';
-import type { EndReason } from './turns/segmenter';
 import { TurnTaking } from './turns/turn-taking';
+import type { EndReason, OneShotState } from './vocabulary';
 
 export interface PipelineEngines {
   vad: VoiceActivityDetector;

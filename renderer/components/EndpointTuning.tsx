@@ -6,13 +6,13 @@
  */
 import { useId, useMemo } from 'react';
 import type { ModelStatus } from '../../electron/ipc-contract';
-import type { EndReason } from '../../electron/pipeline/turns/segmenter';
 import { VAD_HYSTERESIS } from '../../electron/engines/vad-decision';
 import { modelInUse, replayEndpointing, type Replay, type ReplaySettings, type VadPoint } from '../model/endpoint-replay';
 import { formatMs } from '../model/latency';
 import { useUi, type LiveTurn, type TurnCheckPoint } from '../store';
 import { Slider } from './Slider';
 import { useSetting } from './useSetting';
+import type { EndReason } from '../../electron/pipeline/vocabulary';
 
 const W = 600;
 const H = 90;

@@ -14,9 +14,10 @@
  *   with no recorded check (the model was not asked live: it was off, or the pause is new under
  *   these settings) is treated as unfinished, so only the ceiling `maxPauseMs` ends it.
  */
-import { Segmenter, type EndReason, type SegmenterEvent, type SpeechBoundaries } from '../../electron/pipeline/turns/segmenter';
-import { TurnEndPolicy, type TurnCheck, type TurnEndConfig } from '../../electron/pipeline/turns/turn-end';
+import { Segmenter, type SegmenterEvent, type SpeechBoundaries } from '../../electron/pipeline/turns/segmenter';
+import { TurnEndPolicy, type TurnEndConfig } from '../../electron/pipeline/turns/turn-end';
 import { isSpeech, VAD_HYSTERESIS } from '../../electron/engines/vad-decision';
+import type { EndReason, TurnCheck } from '../../electron/pipeline/vocabulary';
 
 /** One VAD window: its end time (pipeline clock, ms) and Silero's speech probability. */
 export interface VadPoint {

@@ -1,3 +1,4 @@
+import type { AssistantPhase } from '../vocabulary';
 /**
  * What to do when the user starts talking while an answer is on its way or being spoken. A pure
  * policy: the pipeline tells it about candidate speech, confirmed speech and the passing of time,
@@ -10,12 +11,6 @@ export interface BargeInConfig {
   /** A pause that no confirmed speech follows within this long was a false alarm: resume. */
   falseInterruptionMs: number;
 }
-
-/**
- * `idle`: nothing to say. `pending`: an answer is being prepared or queued, none of it heard yet.
- * `speaking`: some of the answer has been played (it may be playing or paused now).
- */
-export type AssistantPhase = 'idle' | 'pending' | 'speaking';
 
 export type BargeInDecision =
   /** Hold playback now (the speech may turn out to be nothing). */

@@ -9,14 +9,7 @@ import type { EventHub } from '../events';
 import type { TurnRecord } from './turn-record';
 import { troubleLine } from './llm-trouble';
 import { Utterance } from '../speak/utterance';
-
-/** The user's words for a turn, as the recognizer finished them. */
-export interface Transcript {
-  text: string;
-  /** When the final text was ready, and how long the final decode took. */
-  finalMs: number;
-  decodeMs: number;
-}
+import type { Transcript } from '../vocabulary';
 
 export interface ReplyDeps {
   llm: LanguageModel;

@@ -2,7 +2,7 @@ import type { LanguageModel } from '../../engines/llm';
 import type { SpeechSynthesizer } from '../../engines/tts';
 import type { Settings } from '../../settings/schema';
 import { PlayingSink } from '../speak/utterance-sink';
-import { BargeInPolicy, type AssistantPhase, type BargeInDecision } from './barge-in';
+import { BargeInPolicy, type BargeInDecision } from './barge-in';
 import type { Clock } from '../clock';
 import { Conversation } from './conversation';
 import { Draft } from './draft';
@@ -15,11 +15,12 @@ import { timerViews, type TimerView } from '../../timers/timer-view';
 import { HoldingPhrases } from './holding-phrase';
 import type { AudioOutput } from '../speak/output';
 import { Reply } from './reply';
-import { round, type StartedBy, type TurnReport } from '../report';
+import { round, type TurnReport } from '../report';
 import { serialSynthesizer } from '../speak/tts-queue';
 import { newTurnRecord, turnReport } from './turn-record';
 import type { EndedTurn, TurnEvent } from '../turns/turn-taking';
 import { Utterance } from '../speak/utterance';
+import type { AssistantPhase, StartedBy } from '../vocabulary';
 
 /** A turn being answered, with what else was said for it. */
 interface PendingTurn {

@@ -1,9 +1,8 @@
 import type { LlmRoute } from '../../engines/llm-fallback';
 import type { AudioOutput } from '../speak/output';
-import { latencyOf, round, type BargeInTimes, type StartedBy, type TurnReport, type TurnTimings } from '../report';
-import type { EndReason } from '../turns/segmenter';
-import type { TurnCheck } from '../turns/turn-end';
+import { latencyOf, round, type BargeInTimes, type TurnReport, type TurnTimings } from '../report';
 import type { UtteranceTimes } from '../speak/utterance';
+import type { EndReason, StartedBy, TurnCheck } from '../vocabulary';
 
 /** What the report needs of the spoken answer (an Utterance is one). */
 export interface SpokenAnswer {

@@ -1,3 +1,4 @@
+import type { AssistantPhase, OneShotReason, OneShotState } from '../vocabulary';
 /**
  * One-shot listening: an activation (shortcut, tray, button) opens the microphone for one turn. A
  * pure policy: the pipeline tells it of activations, of speech starting a turn, of the turn ending
@@ -7,7 +8,6 @@
  *                        │                 └──activation: ended now──▶ idle
  *                        └──activation, or no speech in time──▶ idle
  */
-import type { AssistantPhase } from '../respond/barge-in';
 
 /**
  * How long an activation waits for speech before listening stops by itself. People start talking
@@ -15,15 +15,6 @@ import type { AssistantPhase } from '../respond/barge-in';
  * leaving the microphone open for long after an activation by mistake.
  */
 export const ONE_SHOT_NO_SPEECH_MS = 8000;
-
-/** `idle`: speech is ignored. `armed`: listening, no speech yet. `turn`: the user's turn is under way. */
-export type OneShotState = 'idle' | 'armed' | 'turn';
-
-/**
- * Why the state changed: an `activation`; `speech` began the turn; the turn ended by the usual rules
- * (`end-of-turn`); `no-speech` came in time; the input ended (`input-ended`: microphone off, end of file).
- */
-export type OneShotReason = 'activation' | 'speech' | 'end-of-turn' | 'no-speech' | 'input-ended';
 
 export interface OneShotChange {
   state: OneShotState;

@@ -1,3 +1,4 @@
+import type { EndReason } from '../vocabulary';
 /** Where speech actually began and ended, finer than the VAD's windows (EnergyTracker in the app). */
 export interface SpeechBoundaries {
   /** End of the last active stretch at or before `atMs`, looking back at most `lookbackMs`. */
@@ -11,13 +12,6 @@ export interface EndpointingConfig {
   silenceMs: number;
   maxTurnMs: number;
 }
-
-/** What ended the user's speaking turn. (An interrupted answer is recorded separately, as `bargeIn`.) */
-/**
- * `turn-model`: the end-of-turn model judged a pause the end of a finished sentence. `activation`: a
- * second one-shot activation (shortcut, tray, button) ended the turn at once.
- */
-export type EndReason = 'silence' | 'turn-model' | 'max-length' | 'push-to-talk' | 'activation' | 'input-ended';
 
 export type SegmenterEvent =
   /** The VAD heard something: recognition may start, it is not a turn yet. */

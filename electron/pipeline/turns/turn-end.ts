@@ -16,12 +16,6 @@ export interface TurnEndConfig {
   maxPauseMs: number;
 }
 
-/** One check of the model: when it was asked (pipeline clock) and what it said. */
-export interface TurnCheck {
-  atMs: number;
-  probability: number;
-}
-
 type Verdict = 'finished' | 'unfinished' | 'failed';
 
 export class TurnEndPolicy {

@@ -5,19 +5,18 @@ import { VAD_SAMPLE_RATE } from '../../engines/vad';
 import type { Settings } from '../../settings/schema';
 import { AudioRing } from '../listen/audio-ring';
 import { AutoGain } from '../listen/auto-gain';
-import type { AssistantPhase } from '../respond/barge-in';
 import type { Clock } from '../clock';
 import { EchoCanceller } from '../listen/echo-canceller';
 import { EnergyTracker } from '../listen/energy';
 import type { EventHub } from '../events';
 import { InputTimeline } from '../listen/mic-input';
-import { OneShotPolicy, type OneShotChange, type OneShotState } from './one-shot';
+import { OneShotPolicy, type OneShotChange } from './one-shot';
 import type { AudioOutput } from '../speak/output';
 import { PostRoll } from '../listen/post-roll';
-import type { Transcript } from '../respond/reply';
-import { round, type StartedBy } from '../report';
-import { Segmenter, type EndReason, type SegmenterEvent } from './segmenter';
-import { TurnEndPolicy, type TurnCheck } from './turn-end';
+import { round } from '../report';
+import { Segmenter, type SegmenterEvent } from './segmenter';
+import { TurnEndPolicy } from './turn-end';
+import type { AssistantPhase, EndReason, OneShotState, StartedBy, Transcript, TurnCheck } from '../vocabulary';
 
 /** A user turn that has ended, as turn taking hands it to responding (times on the pipeline clock). */
 export interface EndedTurn {
