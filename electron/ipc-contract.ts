@@ -6,7 +6,7 @@
  */
 import type { AssistantState, PipelineEvent } from './pipeline/events';
 import type { TimerView } from './timers/timer-view';
-import type { LlmInfo } from './engines/llm';
+import type { LlmInfo } from './engines/llm-types';
 import type { ModelKind } from '../native-models/types';
 import type { Settings } from './settings/schema';
 import type { FileProgress } from '../native-models/downloader';

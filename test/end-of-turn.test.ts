@@ -8,7 +8,7 @@ import { mkdtempSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ChatMessage, LanguageModel } from '../electron/engines/llm';
+import type { ChatMessage, LanguageModel } from '../electron/engines/llm-types';
 import { FastForwardClock } from '../electron/pipeline/clock';
 import type { PipelineEvent } from '../electron/pipeline/events';
 import { loadEngines, type LoadedEngines } from '../electron/pipeline/load-engines';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AssistantController } from '../electron/app/controller';
 import type { Snapshot } from '../electron/ipc-contract';
-import type { LanguageModel } from '../electron/engines/llm';
+import type { LanguageModel } from '../electron/engines/llm-types';
 import type { SpeechRecognizer } from '../electron/engines/stt';
 import type { SpeechSynthesizer } from '../electron/engines/tts';
 import { FastForwardClock } from '../electron/pipeline/clock';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ServerWithFallback } from '../electron/engines/llm-fallback';
-import type { LanguageModel } from '../electron/engines/llm';
+import type { LanguageModel } from '../electron/engines/llm-types';
 import { OpenAiCompatibleLlm } from '../electron/engines/openai-llm';
 import { FastForwardClock } from '../electron/pipeline/clock';
 import type { PipelineEvent } from '../electron/pipeline/events';

@@ -6,7 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatHistoryItem } from 'node-llama-cpp';
-import { LlamaEngine, type ChatMessage, type LlmOptions } from '../electron/engines/llm';
+import { LlamaEngine, type LlmOptions } from '../electron/engines/llm';
+import type { ChatMessage } from '../electron/engines/llm-types';
 import { Conversation } from '../electron/pipeline/respond/conversation';
 import { pickModel } from '../native-models/resolver';
 import type { ResolvedModel } from '../native-models/types';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readWavFile } from '../electron/audio/wav';
 import { toMono16k } from '../electron/audio/resample';
-import type { ChatMessage, LanguageModel } from '../electron/engines/llm';
+import type { ChatMessage, LanguageModel } from '../electron/engines/llm-types';
 import { FastForwardClock } from '../electron/pipeline/clock';
 import type { PipelineEvent } from '../electron/pipeline/events';
 import { loadEngines, type LoadedEngines } from '../electron/pipeline/load-engines';

@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChatMessage } from '../electron/engines/llm';
+import type { ChatMessage } from '../electron/engines/llm-types';
 import { LLM_SERVER_ERROR } from '../electron/engines/openai-errors';
 import { listModels, OpenAiCompatibleLlm, testConnection } from '../electron/engines/openai-llm';
 import { SseReader } from '../electron/engines/sse';

@@ -6,7 +6,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LlamaEngine, type ChatMessage, type GenerateResult, type LanguageModel, type LlmOptions } from '../electron/engines/llm';
+import { LlamaEngine, type LlmOptions } from '../electron/engines/llm';
+import type { ChatMessage, GenerateResult, LanguageModel } from '../electron/engines/llm-types';
 import { pickModel } from '../native-models/resolver';
 import { MODEL_ROOTS } from './engine-fixtures';
 

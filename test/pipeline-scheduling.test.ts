@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChatMessage, GenerateOptions, LanguageModel } from '../electron/engines/llm';
+import type { ChatMessage, GenerateOptions, LanguageModel } from '../electron/engines/llm-types';
 import type { SpeechRecognizer } from '../electron/engines/stt';
 import type { SpeechSynthesizer } from '../electron/engines/tts';
 import type { VoiceActivityDetector } from '../electron/engines/vad';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChatMessage, LanguageModel } from '../electron/engines/llm';
+import type { ChatMessage, LanguageModel } from '../electron/engines/llm-types';
 import type { SpeechSynthesizer } from '../electron/engines/tts';
 import type { Clock } from '../electron/pipeline/clock';
 import { EventHub, type PipelineEvent } from '../electron/pipeline/events';

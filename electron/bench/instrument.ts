@@ -2,7 +2,7 @@
  * Engines that keep account of their own processing time, for the benchmark's real-time factors.
  * They wrap the real engines and change nothing else: the pipeline under test is the app's.
  */
-import type { LanguageModel } from '../engines/llm';
+import type { LanguageModel } from '../engines/llm-types';
 import type { SpeechRecognizer, SttSession } from '../engines/stt';
 import type { SpeechSynthesizer } from '../engines/tts';
 import type { VoiceActivityDetector } from '../engines/vad';

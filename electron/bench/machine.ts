@@ -1,6 +1,6 @@
 /** The machine a benchmark ran on, so results can be compared (both benchmarks write it). */
 import os from 'node:os';
-import type { LlmInfo } from '../engines/llm';
+import type { LlmInfo } from '../engines/llm-types';
 
 export interface MachineInfo {
   cpu: string;

@@ -6,7 +6,7 @@
  * whole answer synthesized in one TTS call, then playback. Each stage waits for the one before.
  * Runs on the same fast clock as the app in the benchmark: engine work at wall speed.
  */
-import type { LanguageModel } from '../engines/llm';
+import type { LanguageModel } from '../engines/llm-types';
 import type { SpeechSynthesizer } from '../engines/tts';
 import { FastForwardClock } from '../pipeline/clock';
 import { mergeSettings, type Settings } from '../settings/schema';

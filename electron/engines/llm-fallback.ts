@@ -5,17 +5,9 @@
  * may already have been spoken, and the error is reported with what was said.
  */
 import { UserError, isUserError } from '../errors';
-import type { LlmProvider } from '../settings/schema';
-import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmInfo } from './llm';
-
-/** Which model answered a turn, whether the local one stood in for the server, and why. */
-export interface LlmRoute {
-  provider: LlmProvider;
-  /** The server failed or was too slow before its first token, and the local model answered. */
-  fallback: boolean;
-  /** The server's error (null when none): also set when the local model then answered. */
-  error: string | null;
-}
+import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmInfo } from './llm-types';
+// TEMPORARY: for electron/pipeline/ until its imports name llm-types.ts.
+export type { LlmRoute } from './llm-types';
 
 export const LLM_SLOW_CODE = 'llm-server-slow';
 

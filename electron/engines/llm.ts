@@ -2,9 +2,9 @@ import os from 'node:os';
 import { getLlama, LlamaChatSession, LlamaLogLevel, type Llama, type LlamaContext, type LlamaModel, type ChatHistoryItem } from 'node-llama-cpp';
 import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
-import type { LlmRoute } from './llm-fallback';
-
-export type LlmBackend = 'cuda' | 'vulkan' | 'metal' | 'cpu';
+import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmBackend, LlmInfo } from './llm-types';
+// TEMPORARY: for electron/pipeline/ until its imports name llm-types.ts.
+export type { ChatMessage, LanguageModel, LlmInfo } from './llm-types';
 
 export interface LlmOptions {
   /** Evaluated at load, so the first turn (whose history starts with it) does not pay for it. */
@@ -14,50 +14,6 @@ export interface LlmOptions {
   contextSize: number;
   /** 0 lets llama.cpp choose. */
   threads: number;
-}
-
-export interface LlmInfo {
-  id: string;
-  /** 'server': an OpenAI-compatible server runs the model (openai-llm.ts); the GPU fields are then empty. */
-  backend: LlmBackend | 'server';
-  gpuDevices: string[];
-  /** Set when auto-detection found only a software GPU (llvmpipe and friends) and chose the CPU. */
-  softwareGpuSkipped?: string;
-  gpuLayers: number;
-  totalLayers: number;
-  contextSize: number;
-  loadMs: number;
-  warmUpMs: number;
-}
-
-export interface GenerateOptions {
-  signal?: AbortSignal;
-  maxTokens: number;
-  temperature: number;
-  onText: (delta: string) => void;
-  /** Which model answers, once that is settled (a server with a local fallback says; see llm-fallback.ts). */
-  onRoute?: (route: LlmRoute) => void;
-}
-
-export interface GenerateResult {
-  text: string;
-  /** node-llama-cpp's reason: 'eogToken', 'maxTokens', 'abort'... */
-  stopReason: string;
-}
-
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  text: string;
-}
-
-/** A language model with no memory of its own: each call is given the whole conversation. */
-export interface LanguageModel {
-  readonly info: LlmInfo;
-  /** Answers the last message, the user's, given the messages before it. */
-  generate(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult>;
-  /** How many tokens `text` takes in this model (keeping the history within the context). */
-  countTokens(text: string): number;
-  dispose(): Promise<void>;
 }
 
 /**

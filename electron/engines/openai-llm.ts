@@ -4,7 +4,7 @@
  * cancelled by the same AbortSignal, the same result shape, and one clear error per failure.
  */
 import type { FetchFunction } from '../../native-models/downloader';
-import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmInfo } from './llm';
+import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmInfo } from './llm-types';
 import {
   checkBaseUrl,
   describeCause,

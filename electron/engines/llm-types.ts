@@ -1,0 +1,61 @@
+/**
+ * What every language model shares: the interface the pipeline talks to and the shapes it passes.
+ * Types only, so the engines (llm.ts, openai-llm.ts, llm-fallback.ts) and their users import them
+ * from one place instead of from each other.
+ */
+import type { LlmProvider } from '../settings/schema';
+
+export type LlmBackend = 'cuda' | 'vulkan' | 'metal' | 'cpu';
+
+export interface LlmInfo {
+  id: string;
+  /** 'server': an OpenAI-compatible server runs the model (openai-llm.ts); the GPU fields are then empty. */
+  backend: LlmBackend | 'server';
+  gpuDevices: string[];
+  /** Set when auto-detection found only a software GPU (llvmpipe and friends) and chose the CPU. */
+  softwareGpuSkipped?: string;
+  gpuLayers: number;
+  totalLayers: number;
+  contextSize: number;
+  loadMs: number;
+  warmUpMs: number;
+}
+
+/** Which model answered a turn, whether the local one stood in for the server, and why. */
+export interface LlmRoute {
+  provider: LlmProvider;
+  /** The server failed or was too slow before its first token, and the local model answered. */
+  fallback: boolean;
+  /** The server's error (null when none): also set when the local model then answered. */
+  error: string | null;
+}
+
+export interface GenerateOptions {
+  signal?: AbortSignal;
+  maxTokens: number;
+  temperature: number;
+  onText: (delta: string) => void;
+  /** Which model answers, once that is settled (a server with a local fallback says; see llm-fallback.ts). */
+  onRoute?: (route: LlmRoute) => void;
+}
+
+export interface GenerateResult {
+  text: string;
+  /** node-llama-cpp's reason: 'eogToken', 'maxTokens', 'abort'... */
+  stopReason: string;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  text: string;
+}
+
+/** A language model with no memory of its own: each call is given the whole conversation. */
+export interface LanguageModel {
+  readonly info: LlmInfo;
+  /** Answers the last message, the user's, given the messages before it. */
+  generate(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult>;
+  /** How many tokens `text` takes in this model (keeping the history within the context). */
+  countTokens(text: string): number;
+  dispose(): Promise<void>;
+}
