@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { acceleratorLabel, checkShortcutSetting, parseAccelerator, shortcutConflict } from '../electron/desktop/accelerator';
+import { acceleratorLabel, checkShortcutSetting, parseAccelerator } from '../electron/settings/accelerator';
+import { shortcutConflict } from '../electron/desktop/known-shortcuts';
 import { GlobalShortcutBinding, shortcutTakenMessage, type GlobalShortcutApi } from '../electron/desktop/shortcut';
 import { DEFAULT_SETTINGS, validateSettings } from '../electron/settings/schema';
 

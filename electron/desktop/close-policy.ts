@@ -10,7 +10,7 @@
  *   with the setting off, or no tray (Tray creation failed), closing quits, as it always did.
  * A quit in progress (the Quit menu, app.quit, the OS shutting down) always closes.
  */
-import type { ShellPlatform } from './accelerator';
+import type { ShellPlatform } from '../settings/accelerator';
 
 export interface CloseContext {
   platform: ShellPlatform;

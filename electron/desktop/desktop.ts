@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AppEvent } from '../ipc-contract';
 import { DEFAULT_SETTINGS, type Settings } from '../settings/schema';
-import { acceleratorLabel, shellPlatform, type ShellPlatform } from './accelerator';
+import { acceleratorLabel, shellPlatform, type ShellPlatform } from '../settings/accelerator';
 import { backgroundNotice, decideClose, quitWhenAllWindowsClosed } from './close-policy';
 import { applyStartAtLogin, autostartDir, launchCommand } from './login-item';
 import { NOTICE_MARKER, noticeWasShown, rememberNoticeShown } from './notice-marker';

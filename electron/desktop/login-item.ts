@@ -8,7 +8,7 @@
 import { unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../settings/file';
-import type { ShellPlatform } from './accelerator';
+import type { ShellPlatform } from '../settings/accelerator';
 
 /** What starts the app: the executable and its arguments. */
 export interface Launch {

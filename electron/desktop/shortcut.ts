@@ -3,7 +3,7 @@
  * structurally (the three calls used), so the app passes `globalShortcut` and the tests a stand-in.
  * globalShortcut reports presses only, not releases: a press activates one-shot listening.
  */
-import { parseAccelerator } from './accelerator';
+import { parseAccelerator } from '../settings/accelerator';
 
 export type GlobalShortcutApi = {
   register(accelerator: string, callback: () => void): boolean;

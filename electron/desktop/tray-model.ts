@@ -5,7 +5,7 @@
  */
 import type { AppEvent, AppStatus } from '../ipc-contract';
 import type { AssistantState } from '../pipeline/events';
-import type { ShellPlatform } from './accelerator';
+import type { ShellPlatform } from '../settings/accelerator';
 
 export type TrayState = 'idle' | 'listening' | 'hearing' | 'thinking' | 'speaking' | 'starting' | 'error' | 'muted';
 export const TRAY_STATES: readonly TrayState[] = ['idle', 'listening', 'hearing', 'thinking', 'speaking', 'starting', 'error', 'muted'];

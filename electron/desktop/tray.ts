@@ -4,7 +4,7 @@
  * Menu items call the actions passed in; nothing here decides anything.
  */
 import { Menu, nativeImage, Tray, type MenuItemConstructorOptions, type NativeImage } from 'electron';
-import type { ShellPlatform } from './accelerator';
+import type { ShellPlatform } from '../settings/accelerator';
 import { TRAY_ICON_SIZES, trayIconBitmap, trayMenu, trayTooltip, useTemplateIcon, type TrayAction, type TrayMenuItem, type TrayState, type TrayView } from './tray-model';
 
 export type TrayActions = Readonly<Record<TrayAction, () => void>>;

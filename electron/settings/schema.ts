@@ -4,7 +4,7 @@
  * (settings persisted in the user data dir, live updates from the UI).
  */
 import { UserError } from '../errors';
-import { checkShortcutSetting } from '../desktop/accelerator';
+import { checkShortcutSetting } from './accelerator';
 
 /**
  * hands-free: always listening; push-to-talk: a key held for the turn; one-shot: an activation (the

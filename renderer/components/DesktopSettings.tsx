@@ -5,7 +5,8 @@
  */
 import { useEffect, useId, useState } from 'react';
 import { api } from '../api/current';
-import { acceleratorLabel, parseAccelerator, shortcutConflict } from '../../electron/desktop/accelerator';
+import { acceleratorLabel, parseAccelerator } from '../../electron/settings/accelerator';
+import { shortcutConflict } from '../../electron/desktop/known-shortcuts';
 import { browserPlatform } from '../model/labels';
 import { patchAt } from '../model/settings-patch';
 import { useUi } from '../store';

@@ -1,6 +1,6 @@
 /** Words the window uses for models and backends, in one place. */
 import type { ModelKind, ModelStatus } from '../../electron/ipc-contract';
-import { acceleratorLabel } from '../../electron/desktop/accelerator';
+import { acceleratorLabel } from '../../electron/settings/accelerator';
 
 export const KIND_LABELS: Record<ModelKind, string> = {
   vad: 'Voice activity',
