@@ -13,3 +13,10 @@ export class UserError extends Error {
 export function isUserError(e: unknown): e is UserError {
   return e instanceof UserError;
 }
+
+/** What the window shows for a failure: a UserError's own words, else `what` and the error (logged, as it is a bug). */
+export function messageOf(err: unknown, what: string): string {
+  if (isUserError(err)) return err.message;
+  console.error(err);
+  return `${what}: ${err instanceof Error ? err.message : String(err)}`;
+}

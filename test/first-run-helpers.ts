@@ -1,6 +1,7 @@
 /** A controller on its first run, for the tests of the first-run download. */
 import path from 'node:path';
-import { AssistantController, type ControllerOptions } from '../electron/app/controller';
+import { AssistantController } from '../electron/app/controller';
+import type { ControllerOptions } from '../electron/app/controller-options';
 import type { ModelEntry } from '../native-models/types';
 
 export interface FirstRunOptions extends Pick<ControllerOptions, 'fetch'> {

@@ -4,7 +4,7 @@
  * browser, the end-to-end tests) run this same controller.
  */
 import path from 'node:path';
-import { isUserError } from '../errors';
+import { isUserError, messageOf } from '../errors';
 import {
   parseCommand,
   parseRequest,
@@ -20,70 +20,26 @@ import {
   type Snapshot,
 } from '../ipc-contract';
 import { ALL_MODELS } from '../../native-models/catalog';
-import type { FetchFunction } from '../../native-models/downloader';
-import type { Hardware } from '../../native-models/recommend';
-import { optionalMissingLine, WITHOUT_OPTIONAL } from '../../native-models/setup-plan';
 import type { ModelEntry } from '../../native-models/types';
 import { RealtimeClock, type Clock } from '../pipeline/clock';
 import { EventHub, type AssistantState } from '../pipeline/events';
-import { timerViews, type TimerView } from '../timers/timer-view';
 import { loadEngines, type LoadedEngines } from '../pipeline/load-engines';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
-import { RendererOutput, type AudioSink } from '../renderer-output';
+import { RendererOutput } from '../renderer-output';
 import { SettingsStore } from '../settings/file';
-import { OwnerOnlyFile, type SecretStore } from '../secrets/secret-store';
-import { messageOf } from './messages';
+import { OwnerOnlyFile } from '../secrets/secret-store';
+import type { ControllerOptions } from './controller-options';
 import { ModelSetup } from './model-setup';
+import { failedModels, initialStatus, llmStatus, loadProgress, turnModelStatus, waitingModels } from './app-status';
 import { API_KEY_FILE, ServerAccess, takeKey } from './server-access';
-import type { DesktopShell } from '../desktop/shell';
+import { applyDesktop, applyDesktopChange } from '../desktop/desktop-settings';
+import { needsReload } from '../settings/reload-rules';
 import { mergeSettings, withoutSecrets, type DeepPartial, type Settings } from '../settings/schema';
-import { TimerBook } from '../timers/timer-book';
-import { TimerStore } from '../timers/timer-store';
+import { TimerKeeper } from '../timers/timer-keeper';
 import { HistoryRecorder } from '../history/recorder';
-
-export interface ControllerOptions {
-  /** settings.json, created on the first change. */
-  settingsFile: string;
-  /** Folders searched for models, most specific first, for these settings. */
-  modelRoots(settings: Settings): string[];
-  /** Where assistant audio goes: the connected renderer, or null. */
-  audioSink(): AudioSink | null;
-  /** Where first-run downloads go (the user's models folder). */
-  downloadRoot: string;
-  /** How downloads reach the network (default: Node's fetch; the app passes Electron's net.fetch, which honours system proxies). */
-  fetch?: FetchFunction;
-  /** The model catalog (a test or a mirror may give its own). */
-  catalog?: readonly ModelEntry[];
-  /** What the machine offers the LLM (for the recommended size); detected with llama.cpp by default. */
-  detectHardware?: () => Promise<Hardware>;
-  clock?: Clock;
-  /** Where timers.json lives (default: the folder of settingsFile, the app's data folder). */
-  dataDir?: string;
-  /** The app's version, logged with each turn of the conversation history (the app passes its own). */
-  appVersion?: string;
-  /** Where the LLM server's API key is kept (default: an owner-only file in dataDir; the app passes safeStorage). */
-  secrets?: SecretStore;
-  /** The global shortcut and start at login (the Electron app's; none in dev:web and the tests). */
-  shell?: DesktopShell;
-}
-
-const KINDS: readonly ModelKind[] = ['vad', 'stt', 'tts', 'llm', 'turn'];
-
-/** Settings that only take effect when the models are loaded again. */
-function needsReload(a: Settings, b: Settings): boolean {
-  const keys = ['gpuLayers', 'contextSize', 'threads', 'gpu', 'provider'] as const;
-  return (
-    keys.some((k) => a.llm[k] !== b.llm[k]) ||
-    (b.llm.provider === 'openai-compatible' && (a.llm.server.baseUrl !== b.llm.server.baseUrl || a.llm.server.model !== b.llm.server.model)) ||
-    (['dir', 'vad', 'stt', 'llm', 'tts', 'turn'] as const).some((k) => a.models[k] !== b.models[k])
-  );
-}
 
 /** How often timeouts run and playback state is rechecked when no microphone audio drives the pipeline. */
 const TICK_INTERVAL_MS = 50;
-
-/** How often the timers list is compared with what the window was last told (see syncTimers). */
-const TIMERS_SYNC_MS = 1000;
 
 /** Turn reports the pipeline keeps in memory (the window shows as many); the app may run for days. */
 const KEEP_REPORTS = 500;
@@ -96,16 +52,7 @@ export class AssistantController {
   private engines: LoadedEngines | null = null;
   private pipeline: VoicePipeline | null = null;
   private unsubscribe: (() => void) | null = null;
-  private status: AppStatus = {
-    phase: 'starting',
-    setup: null,
-    listening: true,
-    models: KINDS.map((kind) => ({ kind, state: 'waiting' })),
-    llm: null,
-    apiKey: { stored: false, protection: '' },
-    desktop: { shell: false, shortcut: '', shortcutError: null },
-    error: null,
-  };
+  private status: AppStatus = initialStatus();
   private readonly server: ServerAccess;
   private readonly catalog: readonly ModelEntry[];
   private readonly setup: ModelSetup;
@@ -114,15 +61,8 @@ export class AssistantController {
   private disposed = false;
   private readonly ticker: ReturnType<typeof setInterval>;
   private lastAudioError = '';
-  private readonly timerStore: TimerStore;
   /** The timers outlive any one pipeline (a models reload makes a new one), so the controller keeps them. */
-  private timerBook = new TimerBook();
-  /** The last save queued, awaited on dispose so the next start reads what this one wrote. */
-  private timerSave: Promise<void> = Promise.resolve();
-  private lastTimerError = '';
-  /** The timers list the window was last sent, as JSON (a window starts with none). */
-  private timersSent = '[]';
-  private readonly timersTicker: ReturnType<typeof setInterval>;
+  private readonly timers: TimerKeeper;
   /** Every turn, logged in the data folder's history/ (electron/history/). */
   private readonly history: HistoryRecorder;
   /** The pipeline's last state, for a window that connects later (the snapshot). */
@@ -132,10 +72,15 @@ export class AssistantController {
     this.clock = options.clock ?? new RealtimeClock();
     this.catalog = options.catalog ?? ALL_MODELS;
     this.store = new SettingsStore(options.settingsFile);
-    const secrets = options.secrets ?? new OwnerOnlyFile(path.join(options.dataDir ?? path.dirname(options.settingsFile), API_KEY_FILE));
+    const dataDir = options.dataDir ?? path.dirname(options.settingsFile);
+    const secrets = options.secrets ?? new OwnerOnlyFile(path.join(dataDir, API_KEY_FILE));
     this.server = new ServerAccess(secrets, this.store, (level, message, keep) => this.notice(level, message, keep), options.fetch);
-    this.timerStore = new TimerStore(options.dataDir ?? path.dirname(options.settingsFile));
-    this.history = new HistoryRecorder(path.join(options.dataDir ?? path.dirname(options.settingsFile), 'history'), {
+    this.timers = new TimerKeeper(dataDir, {
+      running: () => this.pipeline?.timers() ?? null,
+      changed: (timers) => this.emit({ type: 'pipeline', event: { type: 'timers', t: this.clock.now(), timers } }),
+      notice: (message, keep) => this.notice('error', message, keep),
+    });
+    this.history = new HistoryRecorder(path.join(dataDir, 'history'), {
       app: options.appVersion ?? '0.0.0-dev',
       catalog: this.catalog,
       onLogged: (session, turns) => this.emit({ type: 'history', session, turns }),
@@ -155,8 +100,6 @@ export class AssistantController {
     );
     this.ticker = setInterval(() => this.pipeline?.tick(), TICK_INTERVAL_MS);
     this.ticker.unref?.();
-    this.timersTicker = setInterval(() => this.syncTimers(), TIMERS_SYNC_MS);
-    this.timersTicker.unref?.();
   }
 
   /** The settings as the window may see them: never with an API key. */
@@ -192,49 +135,12 @@ export class AssistantController {
     if (notice) this.notice('error', notice, true);
     await this.server.moveOutOfSettings();
     // Before the first load the window has not been told anything: the snapshot carries it.
-    this.status = { ...this.status, apiKey: await this.server.status(), desktop: await this.applyDesktop(this.store.current) };
+    const apiKey = await this.server.status();
+    const desktop = await applyDesktop(this.options.shell, this.store.current.desktop, (message) => this.notice('error', message, true));
+    this.status = { ...this.status, apiKey, desktop };
     this.emit({ type: 'settings', settings: this.settings });
-    // Loaded once, before the first pipeline: it fires anything that fell due while the app was closed.
-    const timers = await this.timerStore.load();
-    this.timerBook = timers.book;
-    if (timers.notice) this.notice('error', timers.notice, true);
-    // Finished entries are kept a day for nothing but this file; without pruning it would grow for good.
-    if (this.timerBook.prune(Date.now()).length > 0) this.saveTimers();
+    await this.timers.load();
     await this.reload();
-  }
-
-  /** Stores the timers; a failure is shown (once per distinct message), never thrown. */
-  private saveTimers(): void {
-    this.timerBook.prune(Date.now());
-    this.timerSave = this.timerStore.save(this.timerBook).then(
-      () => {
-        this.lastTimerError = '';
-      },
-      (err: unknown) => {
-        const message = messageOf(err, 'Could not save the timers');
-        if (message !== this.lastTimerError) this.notice('error', message);
-        this.lastTimerError = message;
-      },
-    );
-  }
-
-  /**
-   * Sends the timers list when it differs from the last one sent. Some changes come with no pipeline
-   * event: a ring that runs out by itself (an alarm after its minute) would otherwise stay "ringing"
-   * in the window, its Stop button doing nothing.
-   */
-  private syncTimers(): void {
-    const timers = this.timerViews();
-    const json = JSON.stringify(timers);
-    if (json === this.timersSent) return;
-    this.timersSent = json;
-    this.emit({ type: 'pipeline', event: { type: 'timers', t: this.clock.now(), timers } });
-  }
-
-  /** Timers and alarms pending or ringing, as the window lists them (from the book itself while no pipeline runs). */
-  private timerViews(): TimerView[] {
-    if (this.pipeline) return this.pipeline.timers();
-    return timerViews(this.timerBook, Date.now());
   }
 
   /** (Re)loads every model for the current settings; one load at a time. */
@@ -246,15 +152,14 @@ export class AssistantController {
   private async loadNow(): Promise<void> {
     if (this.disposed) return;
     await this.unload();
-    this.setStatus({ phase: 'loading', setup: null, error: null, llm: null, models: KINDS.map((kind) => ({ kind, state: 'waiting' })) });
+    this.setStatus({ phase: 'loading', setup: null, error: null, llm: null, models: waitingModels() });
     const roots = this.options.modelRoots(this.store.current);
     let engines: LoadedEngines;
     try {
       engines = await loadEngines(
         () => this.store.current,
         roots,
-        (kind, phase, model) =>
-          this.setModel(kind, phase === 'loading' ? { state: 'loading' } : { state: 'ready', id: model?.id, name: model?.name, loadMs: model?.loadMs, ...(typeof model?.layout === 'string' ? { layout: model.layout } : {}) }),
+        (kind, phase, model) => this.setModel(kind, loadProgress(phase, model)),
         this.catalog,
         { apiKey: this.store.current.llm.provider === 'openai-compatible' ? await this.server.key() : null, fetch: this.options.fetch },
       );
@@ -263,7 +168,7 @@ export class AssistantController {
       if (isUserError(err) && (err.code === 'model-none-installed' || err.code === 'model-corrupt') && (await this.setup.offer(roots, this.store.current.llm.provider === 'openai-compatible' ? ['llm'] : []))) return;
       // Anything else is the user's to fix: the message says how; the app keeps running.
       const message = messageOf(err, 'Could not load the models');
-      this.setStatus({ phase: 'error', error: message, models: this.status.models.map((m) => (m.state === 'ready' ? m : { ...m, state: 'error' })) });
+      this.setStatus({ phase: 'error', error: message, models: failedModels(this.status.models) });
       return;
     }
     if (this.disposed) {
@@ -271,45 +176,25 @@ export class AssistantController {
       return;
     }
     this.engines = engines;
-    this.reportTurnModel(engines);
+    const turn = turnModelStatus(engines, this.catalog);
+    if (turn) this.setModel('turn', turn.status);
+    if (turn?.error) this.notice('error', turn.error, true);
     if (engines.llmError) this.notice('error', `${engines.llmError.message} The server answers alone: a turn it fails gets no answer.`, true);
-    const info = engines.llm.info;
     const pipeline = new VoicePipeline(engines, this.output, this.clock, () => this.store.current, {
       keepReports: KEEP_REPORTS,
-      timers: this.timerBook,
-      onTimersChanged: () => this.saveTimers(),
+      timers: this.timers.book,
+      onTimersChanged: () => this.timers.save(),
     });
     this.unsubscribe = pipeline.events.on((event) => {
       // A ring marks the entry fired in the book without a change callback: stored too, so a restart does not ring it again.
-      if (event.type === 'timer') this.saveTimers();
-      if (event.type === 'timers') this.timersSent = JSON.stringify(event.timers);
+      if (event.type === 'timer') this.timers.save();
+      if (event.type === 'timers') this.timers.told(event.timers);
       if (event.type === 'state') this.assistantState = event.state;
       if (event.type === 'turn') void this.history.record(event.report, this.store.current, engines.models);
       this.emit({ type: 'pipeline', event });
     });
     this.pipeline = pipeline;
-    this.setStatus({
-      phase: 'ready',
-      llm: {
-        backend: info.backend,
-        gpuDevices: info.gpuDevices,
-        gpuLayers: info.gpuLayers,
-        totalLayers: info.totalLayers,
-        contextSize: info.contextSize,
-        softwareGpuSkipped: info.softwareGpuSkipped,
-        ...(info.backend === 'server' ? { server: serverStatus(this.store.current, engines) } : {}),
-      },
-    });
-  }
-
-  /** The end-of-turn model is optional: missing, it is only explained; broken, it is reported, and the assistant runs without it. */
-  private reportTurnModel(engines: LoadedEngines): void {
-    if (engines.turn) return;
-    if (engines.turnError) {
-      const line = `${engines.turnError.message} The assistant runs without it: ${WITHOUT_OPTIONAL.turn}.`;
-      this.setModel('turn', { state: 'error', detail: line });
-      this.notice('error', line, true);
-    } else this.setModel('turn', { state: 'missing', detail: optionalMissingLine('turn', this.catalog) });
+    this.setStatus({ phase: 'ready', llm: llmStatus(this.store.current, engines) });
   }
 
   private async unload(): Promise<void> {
@@ -326,7 +211,7 @@ export class AssistantController {
   }
 
   snapshot(): Snapshot {
-    return { settings: this.settings, status: this.status, notices: [...this.notices], timers: this.timerViews(), state: this.assistantState };
+    return { settings: this.settings, status: this.status, notices: [...this.notices], timers: this.timers.views(), state: this.assistantState };
   }
 
   /** One microphone frame from the renderer; anything that is not one is dropped. */
@@ -379,8 +264,8 @@ export class AssistantController {
         break;
       case 'cancel-timer':
         if (p) p.cancelTimer(c.id);
-        // Between pipelines (a reload): on the book itself, so the button never does nothing.
-        else if (this.timerBook.cancel(Date.now(), { id: c.id }).length > 0) this.timersChangedOffline();
+        // Between pipelines (a reload): on the book itself.
+        else this.timers.cancel(c.id);
         break;
       case 'activate':
         // An activation is a request to talk: a muted microphone is turned back on for it.
@@ -389,15 +274,9 @@ export class AssistantController {
         break;
       case 'stop-ringing':
         if (p) p.stopRinging();
-        else if (this.timerBook.stop(Date.now()).length > 0) this.timersChangedOffline();
+        else this.timers.stopRinging();
         break;
     }
-  }
-
-  /** The book changed with no pipeline to say so: stored, and the window told in the pipeline's own terms. */
-  private timersChangedOffline(): void {
-    this.saveTimers();
-    this.syncTimers();
   }
 
   /** A request from the renderer; the answer is always a value (errors are in it), never a throw. */
@@ -441,50 +320,13 @@ export class AssistantController {
     } catch (err) {
       return { ok: false, error: messageOf(err, 'Invalid settings') };
     }
-    const refused = await this.applyDesktopChange(next);
+    const refused = await applyDesktopChange(this.options.shell, this.store.current.desktop, next.desktop, (desktop) => this.setStatus({ desktop }));
     if (refused) return { ok: false, error: refused };
     if (key !== undefined) {
       const stored = await this.setKey(key, false);
       if (!stored.ok) return stored;
     }
     return this.changeSettings(() => this.store.update(rest), key !== undefined);
-  }
-
-  /**
-   * Applies the desktop settings at start. A shortcut another program holds is reported (the window
-   * says so beside the setting) and the assistant runs without it.
-   */
-  private async applyDesktop(s: Settings): Promise<AppStatus['desktop']> {
-    const shell = this.options.shell;
-    if (!shell) return { shell: false, shortcut: s.desktop.shortcut, shortcutError: null };
-    const shortcutError = shell.setShortcut(s.desktop.shortcut);
-    if (shortcutError) this.notice('error', shortcutError, true);
-    // Only an "on" is re-applied at start (it refreshes a moved app's path); "off" is applied when
-    // changed, so a login item the user added in the system's own settings is left alone.
-    const loginError = s.desktop.startAtLogin ? await shell.setStartAtLogin(true) : null;
-    if (loginError) this.notice('error', loginError, true);
-    return { shell: true, shortcut: shortcutError ? '' : s.desktop.shortcut, shortcutError };
-  }
-
-  /**
-   * A patch that changes the shortcut or start at login is applied to the desktop before it is
-   * saved: a shortcut another program holds is refused, and the setting is not saved as if it
-   * worked. Returns why, or null.
-   */
-  private async applyDesktopChange(next: Settings): Promise<string | null> {
-    const shell = this.options.shell;
-    if (!shell) return null;
-    const before = this.store.current.desktop;
-    if (next.desktop.shortcut !== before.shortcut) {
-      const error = shell.setShortcut(next.desktop.shortcut);
-      if (error) return error;
-      this.setStatus({ desktop: { shell: true, shortcut: next.desktop.shortcut, shortcutError: null } });
-    }
-    if (next.desktop.startAtLogin !== before.startAtLogin) {
-      const error = await shell.setStartAtLogin(next.desktop.startAtLogin);
-      if (error) return error;
-    }
-    return null;
   }
 
   /** Stores or removes the key; a server in use is reconnected with it. */
@@ -518,16 +360,11 @@ export class AssistantController {
     this.disposed = true;
     this.setup.cancel();
     clearInterval(this.ticker);
-    clearInterval(this.timersTicker);
+    this.timers.close();
     await this.loading;
     await this.unload();
-    await this.timerSave;
+    await this.timers.flush();
     await this.history.flush();
     this.events.clear();
   }
-}
-
-function serverStatus(s: Settings, engines: LoadedEngines): { baseUrl: string; model: string; fallback: string | null } {
-  const fallback = (engines.models.llm as { fallback?: { id: string } | null }).fallback;
-  return { baseUrl: s.llm.server.baseUrl, model: s.llm.server.model, fallback: fallback?.id ?? null };
 }

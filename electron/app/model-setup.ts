@@ -4,7 +4,7 @@
  * unusable one replaced by another of its kind, and an optional one skipped rather than blocking.
  */
 import { rm } from 'node:fs/promises';
-import { isUserError, UserError } from '../errors';
+import { isUserError, messageOf, UserError } from '../errors';
 import type { AppEvent, AppStatus, ModelCheckStatus, ModelKind, SetupStatus } from '../ipc-contract';
 import { fetchModel, type FetchFunction } from '../../native-models/downloader';
 import type { Hardware } from '../../native-models/recommend';
@@ -12,7 +12,6 @@ import { resolveModel } from '../../native-models/resolver';
 import { alternativeFor, isReplaceableDownloadError, plannedModel, planSetup, totalBytes, WITHOUT_OPTIONAL } from '../../native-models/setup-plan';
 import { isOptionalKind, type ModelEntry } from '../../native-models/types';
 import { checkModel, failureLine, KIND_NOUN } from '../model-check/check';
-import { messageOf } from './messages';
 
 /** What setup needs of the controller: its status, the window, and a reload once the models are in. */
 export interface SetupHost {

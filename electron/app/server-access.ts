@@ -9,7 +9,7 @@ import type { Responses } from '../ipc-contract';
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/file';
 import { withoutSecrets } from '../settings/schema';
-import { messageOf } from './messages';
+import { messageOf } from '../errors';
 
 /** The key file's name in the data folder (dev:web; the app's safeStorage store names its own). */
 export const API_KEY_FILE = 'llm-api-key';

@@ -239,7 +239,8 @@ interface Leaf {
   readonly [LEAF]: true;
   check(value: unknown): Check;
 }
-type SchemaOf<T> = { readonly [K in keyof T]-?: T[K] extends object ? SchemaOf<T[K]> : Leaf };
+/** One `L` per setting, nested as in `T`: a setting without its entry (or an entry without its setting) fails to compile. */
+export type PerSetting<T, L> = { readonly [K in keyof T]-?: T[K] extends object ? PerSetting<T[K], L> : L };
 type Group = { readonly [key: string]: Group | Leaf };
 
 function leaf(check: (value: unknown) => Check): Leaf {
@@ -339,7 +340,7 @@ const serverUrl = leaf((v) => {
     : { ok: false, message: `must be an http(s) address as the server documents it, e.g. "http://localhost:11434/v1", got ${describe(v)}` };
 });
 
-const SCHEMA: SchemaOf<Settings> = {
+const SCHEMA: PerSetting<Settings, Leaf> = {
   mode: oneOf(MODES),
   endpointing: {
     vadThreshold: num('endpointing.vadThreshold'),
