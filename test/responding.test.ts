@@ -12,7 +12,8 @@ import { EventHub, type PipelineEvent } from '../electron/pipeline/events';
 import { TimelineOutput } from '../electron/pipeline/speak/output';
 import { Responding } from '../electron/pipeline/respond/responding';
 import { TimerBook } from '../electron/timers/timer-book';
-import type { EndedTurn } from '../electron/pipeline/turns/turn-taking';
+import type { EndedTurn } from '../electron/pipeline/turns/turn-events';
+import { BargeInPolicy } from '../electron/pipeline/respond/barge-in';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -52,7 +53,12 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
   events.on((e) => log.push(e));
   const user = { hasCandidate: false, active: false };
   const settings = opts.settings ?? DEFAULT_SETTINGS;
-  const r = new Responding({ llm, tts }, output, clock, () => settings, events, user, Infinity, { book: new TimerBook(), epochBase: Date.UTC(2026, 11, 1, 9, 0) });
+  const r = new Responding({ clock, settings: () => settings, events, output }, { llm, tts }, {
+    user,
+    bargeIn: new BargeInPolicy(() => settings.bargeIn),
+    keepReports: Infinity,
+    timers: { book: new TimerBook(), epochBase: Date.UTC(2026, 11, 1, 9, 0) },
+  });
   let index = 0;
   /** The user's turn ends now with these words. */
   const endTurn = (text: string, speechStartMs = clock.t - 1500) => {

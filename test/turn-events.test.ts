@@ -11,7 +11,8 @@ import type { VoiceActivityDetector } from '../electron/engines/vad';
 import { FastForwardClock } from '../electron/pipeline/clock';
 import { EventHub, type PipelineEvent } from '../electron/pipeline/events';
 import { TimelineOutput } from '../electron/pipeline/speak/output';
-import { TurnTaking, type TurnEvent } from '../electron/pipeline/turns/turn-taking';
+import { TurnTaking } from '../electron/pipeline/turns/turn-taking';
+import type { TurnEvent, TurnGate } from '../electron/pipeline/turns/turn-events';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
 import type { AssistantPhase } from '../electron/pipeline/vocabulary';
 
@@ -52,13 +53,14 @@ async function run(opts: { speech: [number, number][]; totalMs: number; words?: 
   hub.on((e) => pub.push(e));
   const turns: TurnEvent[] = [];
   const asked: AssistantPhase[] = [];
-  const tt = new TurnTaking(engines, new TimelineOutput(), clock, () => settings, hub, {
-    listens: (p) => opts.listens ?? true,
+  const gate: TurnGate = {
+    listens: () => opts.listens ?? true,
     minSpeechMs: (p, ms) => {
       asked.push(p);
       return p === 'speaking' ? 600 : ms;
     },
-  }, (e) => turns.push(e));
+  };
+  const tt = new TurnTaking({ clock, settings: () => settings, events: hub, output: new TimelineOutput() }, engines, { gate, onTurn: (e) => turns.push(e) });
   for (let k = 0; k * 32 < opts.totalMs; k++) {
     const t = k * 32;
     for (const [a, b] of opts.keys ?? []) {

@@ -10,7 +10,8 @@ import { FastForwardClock } from '../pipeline/clock';
 import { EventHub } from '../pipeline/events';
 import { frameDue } from '../pipeline/run/feed';
 import { TimelineOutput } from '../pipeline/speak/output';
-import { TurnTaking, type EndedTurn, type TurnGate } from '../pipeline/turns/turn-taking';
+import { TurnTaking } from '../pipeline/turns/turn-taking';
+import type { EndedTurn, TurnGate } from '../pipeline/turns/turn-events';
 import type { Settings } from '../settings/schema';
 import type { EndReason } from '../pipeline/vocabulary';
 
@@ -81,14 +82,14 @@ export async function runTurnTaking(
   let playing = true;
   // Each clip is a fresh session: no VAD state carried over from the previous clip.
   engines.vad.reset();
-  const turns: TurnTaking = new TurnTaking(engines, new TimelineOutput(), clock, () => settings, new EventHub(), SILENT_GATE, (e) => {
+  const turns: TurnTaking = new TurnTaking({ clock, settings: () => settings, events: new EventHub(), output: new TimelineOutput() }, engines, { gate: SILENT_GATE, onTurn: (e) => {
     if (e.type !== 'end-of-turn') return;
     transcripts.push(e.turn.transcript.catch(() => undefined));
     if (!playing) return;
     // The turn's times are on the pipeline clock; input time 0 is at timeline.toClock(0) there.
     ends.push({ atMs: turns.audioMs, speechEndMs: e.turn.speechEndMs - turns.timeline.toClock(0), reason: e.turn.reason });
     opts.onEnd?.(e.turn, turns);
-  });
+  } });
   const busy = opts.busy ?? (() => false);
   await feedClip(turns, samples, clock, () => turns.busy || busy());
   playing = false;

@@ -4,7 +4,6 @@ import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
 import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmBackend, LlmInfo } from './llm-types';
 // TEMPORARY: for electron/pipeline/ until its imports name llm-types.ts.
-export type { ChatMessage, LanguageModel, LlmInfo } from './llm-types';
 
 export interface LlmOptions {
   /** Evaluated at load, so the first turn (whose history starts with it) does not pay for it. */

@@ -1,4 +1,4 @@
-import type { LlmRoute } from '../engines/llm-fallback';
+import type { LlmRoute } from '../engines/llm-types';
 import type { EndReason, StartedBy, TurnCheck } from './vocabulary';
 
 /** Milliseconds on the pipeline clock (for `talk`: from the start of the input file). */

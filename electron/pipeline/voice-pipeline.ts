@@ -1,6 +1,6 @@
 import type { SpeechRecognizer } from '../engines/stt';
 import type { VoiceActivityDetector } from '../engines/vad';
-import type { LanguageModel } from '../engines/llm';
+import type { LanguageModel } from '../engines/llm-types';
 import type { SpeechSynthesizer } from '../engines/tts';
 import type { TurnDetector } from '../engines/turn-detector';
 import type { Settings } from '../settings/schema';
@@ -12,7 +12,9 @@ import { WindowFramer } from './listen/mic-input';
 import type { OneShotChange } from './turns/one-shot';
 import type { AudioOutput } from './speak/output';
 import type { TurnReport } from './report';
-import { Responding, type TimerOptions } from './respond/responding';
+import { BargeInPolicy } from './respond/barge-in';
+import { Responding } from './respond/responding';
+import type { PipelineContext } from './context';
 import { TimerBook } from '../timers/timer-book';
 import type { TimerView } from '../timers/timer-view';
 import { TurnTaking } from './turns/turn-taking';
@@ -55,26 +57,25 @@ export class VoicePipeline {
      */
     options: { keepReports?: number; timers?: TimerBook; epochBase?: number; onTimersChanged?: (book: TimerBook) => void } = {},
   ) {
-    // Responding reads the user's side through `turns`, which exists before any event can arrive.
-    const user = { get hasCandidate() { return turns.hasCandidate; }, get active() { return turns.active; } };
-    const timers: TimerOptions = {
-      book: options.timers ?? new TimerBook(),
-      epochBase: options.epochBase ?? Date.now() - clock.now(),
-      ...(options.onTimersChanged ? { changed: options.onTimersChanged } : {}),
-    };
-    this.responding = new Responding(engines, output, clock, settings, this.events, user, options.keepReports ?? Infinity, timers);
+    const ctx: PipelineContext = { clock, settings, events: this.events, output };
+    // One policy decides what speech does to an answer; turn taking asks it whether speech counts.
+    const bargeIn = new BargeInPolicy(() => settings().bargeIn);
+    this.turns = new TurnTaking(ctx, engines, {
+      gate: bargeIn,
+      onTurn: (e) => this.responding.onTurnEvent(e),
+      onOneShot: (c) => this.oneShotChanged(c),
+    });
+    this.responding = new Responding(ctx, engines, {
+      user: this.turns,
+      bargeIn,
+      keepReports: options.keepReports ?? Infinity,
+      timers: {
+        book: options.timers ?? new TimerBook(),
+        epochBase: options.epochBase ?? Date.now() - clock.now(),
+        ...(options.onTimersChanged ? { changed: options.onTimersChanged } : {}),
+      },
+    });
     this.cues = new ListenCues({ output, events: this.events, sampleRate: () => engines.tts.sampleRate, enabled: () => settings().desktop.listenChime });
-    const turns = new TurnTaking(
-      engines,
-      output,
-      clock,
-      settings,
-      this.events,
-      this.responding.gate,
-      (e) => this.responding.onTurnEvent(e),
-      (c) => this.oneShotChanged(c),
-    );
-    this.turns = turns;
   }
 
   /** Finished turns' reports, the newest `keepReports` of them (every one is also a 'turn' event). */

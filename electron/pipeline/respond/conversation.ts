@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../engines/llm';
+import type { ChatMessage } from '../../engines/llm-types';
 
 /** What the user heard of the answer to one turn. */
 export type Settlement =

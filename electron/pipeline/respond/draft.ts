@@ -1,22 +1,12 @@
-import type { LanguageModel } from '../../engines/llm';
-import type { LlmRoute } from '../../engines/llm-fallback';
-import type { SpeechSynthesizer } from '../../engines/tts';
-import type { Clock } from '../clock';
-import type { Conversation } from './conversation';
+import type { LlmRoute } from '../../engines/llm-types';
 import type { EventHub } from '../events';
 import type { AudioOutput } from '../speak/output';
-import { Utterance } from '../speak/utterance';
+import type { Utterance } from '../speak/utterance';
 import { HeldSink } from '../speak/utterance-sink';
+import { answerStream, type AnswerDeps } from './answer-stream';
 
-export interface DraftDeps {
-  llm: LanguageModel;
-  conversation: Conversation;
-  tts: SpeechSynthesizer;
+export interface DraftDeps extends AnswerDeps {
   output: AudioOutput;
-  clock: Clock;
-  options: () => { maxTokens: number; temperature: number; speakerId: number; speed: number };
-  /** The LLM takes one prompt at a time: the previous reply's settlement. */
-  before: Promise<void>;
   /** Words a local command answers: nothing is prepared for them (the language model is not asked). */
   isCommand: (text: string) => boolean;
 }
@@ -27,12 +17,6 @@ export function sameWords(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
-/**
- * An answer prepared while the user pauses, before their turn is committed: the transcript so far,
- * the language model over the conversation plus those words, and the first clauses' audio, all held
- * back (HeldSink). Nothing is added to the conversation: if the turn ends with the same words the reply
- * adopts it and it plays at once; if the user goes on, it is dropped and nothing of it remains.
- */
 /** What the turn that adopts a draft hears of it from then on. */
 export interface DraftOwner {
   onFirstToken: (ms: number) => void;
@@ -40,6 +24,12 @@ export interface DraftOwner {
   onRoute: (route: LlmRoute) => void;
 }
 
+/**
+ * An answer prepared while the user pauses, before their turn is committed: the transcript so far,
+ * the language model over the conversation plus those words, and the first clauses' audio, all held
+ * back (HeldSink). Nothing is added to the conversation: if the turn ends with the same words the reply
+ * adopts it and it plays at once; if the user goes on, it is dropped and nothing of it remains.
+ */
 export class Draft {
   /** When the preparation began (pipeline clock). */
   readonly startedMs: number;
@@ -88,49 +78,30 @@ export class Draft {
     if (this.dropped) return;
     this.text = text;
     const { llm, conversation } = this.deps;
-    const opts = this.deps.options();
     // Kept within the context as any turn's prompt is (only the oldest exchanges can go): the draft adds nothing to it.
     conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t));
     const messages = [...conversation.messages(), { role: 'user' as const, text }];
     this.version = conversation.version;
-    this.utterance = new Utterance(
-      {
-        kind: 'stream',
-        write: async (onText, signal) => {
-          await llm.generate(messages, {
-            signal,
-            maxTokens: opts.maxTokens,
-            temperature: opts.temperature,
-            onRoute: (route) => {
-              this.route = route;
-              this.owner?.onRoute(route);
-            },
-            onText: (delta) => {
-              if (this.firstTokenMs === null) {
-                this.firstTokenMs = this.now();
-                this.owner?.onFirstToken(this.firstTokenMs);
-              }
-              if (this.owner) this.owner.events.emit({ type: 'answer-delta', t: this.now(), turn: this.owner.turn, text: delta });
-              else this.deltas += delta;
-              onText(delta);
-            },
-          });
-        },
+    this.utterance = answerStream(this.deps, {
+      sink: this.sink,
+      prompt: () => messages,
+      onText: (delta) => {
+        if (this.firstTokenMs === null) {
+          this.firstTokenMs = this.now();
+          this.owner?.onFirstToken(this.firstTokenMs);
+        }
+        if (this.owner) this.owner.events.emit({ type: 'answer-delta', t: this.now(), turn: this.owner.turn, text: delta });
+        else this.deltas += delta;
       },
-      {
-        tts: this.deps.tts,
-        sink: this.sink,
-        clock: this.deps.clock,
-        voice: () => {
-          const o = this.deps.options();
-          return { speakerId: o.speakerId, speed: o.speed };
-        },
-        onSourceError: (e) => {
-          this.failed = true;
-          this.owner?.onError(e);
-        },
+      onRoute: (route) => {
+        this.route = route;
+        this.owner?.onRoute(route);
       },
-    );
+      onError: (e) => {
+        this.failed = true;
+        this.owner?.onError(e);
+      },
+    });
     await this.utterance.done;
   }
 

@@ -1,28 +1,19 @@
-import type { LanguageModel } from '../../engines/llm';
-import type { LlmRoute } from '../../engines/llm-fallback';
-import type { SpeechSynthesizer } from '../../engines/tts';
+import type { LlmRoute } from '../../engines/llm-types';
 import type { UtteranceSink } from '../speak/utterance-sink';
-import type { Clock } from '../clock';
-import type { Conversation, Settlement } from './conversation';
+import type { Settlement } from './conversation';
 import type { Draft } from './draft';
 import type { EventHub } from '../events';
 import type { TurnRecord } from './turn-record';
 import { troubleLine } from './llm-trouble';
 import { Utterance } from '../speak/utterance';
 import type { Transcript } from '../vocabulary';
+import { answerStream, voiceOf, type AnswerDeps } from './answer-stream';
+import type { LocalAnswer } from '../skills/local-commands';
 
-export interface ReplyDeps {
-  llm: LanguageModel;
-  /** The history this turn's words join; responding settles them with what was heard. */
-  conversation: Conversation;
-  tts: SpeechSynthesizer;
+export interface ReplyDeps extends AnswerDeps {
   /** Where the answer's audio goes. */
   sink: UtteranceSink;
-  clock: Clock;
   events: EventHub;
-  options: () => { maxTokens: number; temperature: number; speakerId: number; speed: number };
-  /** The previous reply's settlement: the LLM takes one prompt at a time, and this one's history holds what was heard of that one. */
-  before: Promise<void>;
   /** What the user said before a pause this turn continues (a merged continuation), if any. */
   carried?: Promise<string>;
   /** An answer prepared during the turn's last pause: taken if it was prepared from the same words. */
@@ -31,7 +22,7 @@ export interface ReplyDeps {
    * Answers the words locally when they are a command (a timer, the time, "stop"): what to say, null
    * to say nothing; or null when they are not a command and the language model answers.
    */
-  command?: (text: string, record: TurnRecord) => { say: string | null } | null;
+  command?: (text: string, endOfTurnMs: number) => LocalAnswer | null;
   /** Says a short line on the assistant's own account (a failed answer's reason), after the answer. */
   say?: (text: string) => void;
 }
@@ -82,6 +73,11 @@ export class Reply {
     return this.utterance?.audioSpan ?? null;
   }
 
+  /** The answer is being made, or heard, at stream position `position`. */
+  soundingAt(position: number): boolean {
+    return this.utterance?.soundingAt(position) ?? false;
+  }
+
   /** Whether any of the answer had played once the output reached stream position `position`. */
   heardBy(position: number): boolean {
     return this.utterance?.heardBy(position) ?? false;
@@ -97,12 +93,6 @@ export class Reply {
 
   private now(): number {
     return this.deps.clock.now();
-  }
-
-  /** The voice settings, read as each clause is spoken. */
-  private voice(): { speakerId: number; speed: number } {
-    const o = this.deps.options();
-    return { speakerId: o.speakerId, speed: o.speed };
   }
 
   private async run(heard: Promise<Transcript>): Promise<void> {
@@ -121,8 +111,9 @@ export class Reply {
       draft?.drop();
       return;
     }
-    const local = this.deps.command?.(text, r) ?? null;
+    const local = this.deps.command?.(text, r.endOfTurnMs) ?? null;
     if (local) {
+      r.command = local.command;
       // Nothing was prepared for it: a draft does not start on a command's words.
       draft?.drop();
       r.prepared = 'none';
@@ -154,38 +145,24 @@ export class Reply {
 
     await this.deps.before;
     if (this.stopped) return;
-    const opts = this.deps.options();
-    const answer = new Utterance(
-      {
-        kind: 'stream',
-        write: async (onText, signal) => {
-          conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t));
-          conversation.append(r.index, text);
-          r.generated = true;
-          r.llmUsed = true;
-          r.llm = this.defaultRoute();
-          await llm.generate(conversation.messages(), {
-            signal,
-            maxTokens: opts.maxTokens,
-            temperature: opts.temperature,
-            onRoute: (route) => this.routed(route),
-            onText: (delta) => {
-              r.llmFirstTokenMs ??= this.now();
-              events.emit({ type: 'answer-delta', t: this.now(), turn: r.index, text: delta });
-              onText(delta);
-            },
-          });
-        },
+    const answer = answerStream(this.deps, {
+      sink: this.deps.sink,
+      prompt: () => {
+        conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t));
+        conversation.append(r.index, text);
+        r.generated = true;
+        r.llmUsed = true;
+        r.llm = this.defaultRoute();
+        return conversation.messages();
       },
-      {
-        tts: this.deps.tts,
-        sink: this.deps.sink,
-        clock: this.deps.clock,
-        voice: () => this.voice(),
-        announce: { events, turn: r.index },
-        onSourceError: (e) => this.failed(e),
+      onText: (delta) => {
+        r.llmFirstTokenMs ??= this.now();
+        events.emit({ type: 'answer-delta', t: this.now(), turn: r.index, text: delta });
       },
-    );
+      onRoute: (route) => this.routed(route),
+      onError: (e) => this.failed(e),
+      announce: { events, turn: r.index },
+    });
     this.utterance = answer;
     r.answer = answer;
     await answer.done;
@@ -231,7 +208,7 @@ export class Reply {
         tts: this.deps.tts,
         sink: this.deps.sink,
         clock: this.deps.clock,
-        voice: () => this.voice(),
+        voice: () => voiceOf(this.deps.options()),
         announce: { events, turn: r.index },
       },
     );

@@ -1,4 +1,4 @@
-import type { LlmRoute } from '../../engines/llm-fallback';
+import type { LlmRoute } from '../../engines/llm-types';
 import type { AudioOutput } from '../speak/output';
 import { latencyOf, round, type BargeInTimes, type TurnReport, type TurnTimings } from '../report';
 import type { UtteranceTimes } from '../speak/utterance';

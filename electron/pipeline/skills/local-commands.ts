@@ -1,13 +1,12 @@
 import { matchCommand, type CommandMatch } from '../../commands/match';
 import { commandReply, type TimerFact } from '../../commands/respond';
 import { nextOccurrence, type Timer, type TimerBook } from '../../timers/timer-book';
-import type { Conversation } from '../respond/conversation';
-import type { TurnRecord } from '../respond/turn-record';
 
 /** What local commands act on: the timers, the conversation, the answer being held, the clock. */
 export interface CommandHost {
   readonly timers: TimerBook;
-  readonly conversation: Conversation;
+  /** "Forget our conversation". */
+  readonly conversation: { reset(): void };
   /** Epoch ms at pipeline time `ms` (timers and the time of day run on the pipeline clock). */
   epochAt(ms: number): number;
   /** The assistant's last spoken answer, for "repeat that". */
@@ -25,11 +24,11 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : nul
 /**
  * Runs a command that matched the user's words and gives what to say: the timers and alarms it set
  * or cancelled, the time, the last answer again. The language model is not asked. Timers run from
- * the end of the turn that set them.
+ * the end of the turn that set them (`endOfTurnMs`, pipeline clock).
  */
-export function runCommand(m: CommandMatch, record: TurnRecord, host: CommandHost): string | null {
+export function runCommand(m: CommandMatch, endOfTurnMs: number, host: CommandHost): string | null {
   const book = host.timers;
-  const at = host.epochAt(record.endOfTurnMs);
+  const at = host.epochAt(endOfTurnMs);
   const name = str(m.slots['name']);
   const changed = <T>(x: T): T => {
     host.timersChanged();
@@ -92,13 +91,18 @@ export function runCommand(m: CommandMatch, record: TurnRecord, host: CommandHos
   }
 }
 
+/** A command the user's words matched, and what to say for it (null: nothing). */
+export interface LocalAnswer {
+  command: { name: string; slots: CommandMatch['slots'] };
+  say: string | null;
+}
+
 /** The user's words as a local command (run, with what to say), or null when they are for the language model. */
-export function answerLocally(text: string, record: TurnRecord, host: CommandHost): { say: string | null } | null {
+export function answerLocally(text: string, endOfTurnMs: number, host: CommandHost): LocalAnswer | null {
   const m = matchCommand(text);
   // After a "pause", any turn but "resume" cancels the held answer ("resume" plays it on: runCommand).
   if (m?.name !== 'resume') host.settlePause(false);
   if (!m) return null;
-  record.command = { name: m.name, slots: m.slots };
-  const say = runCommand(m, record, host);
-  return { say: say ? say : null };
+  const say = runCommand(m, endOfTurnMs, host);
+  return { command: { name: m.name, slots: m.slots }, say: say ? say : null };
 }

@@ -76,7 +76,7 @@ export class Notices {
 
   /** A notice is being made or heard at stream position `position`. */
   speaking(position: number): boolean {
-    return this.playing.some((u) => !u.aborted && u.heardBy(position) && (u.busy || (u.audioSpan !== null && position < u.audioSpan.to)));
+    return this.playing.some((u) => u.soundingAt(position));
   }
 
   /** Something is queued, being made or playing. */

@@ -115,6 +115,12 @@ export class Utterance {
     return span !== null && position > span.from;
   }
 
+  /** Being made, or heard, at stream position `position`: some of it has played and it has not finished playing. */
+  soundingAt(position: number): boolean {
+    const span = this.audioSpan;
+    return !this.aborted && span !== null && position > span.from && (this.busy || position < span.to);
+  }
+
   private now(): number {
     return this.deps.clock.now();
   }

@@ -2,88 +2,40 @@ import type { SpeechRecognizer, SttSession } from '../../engines/stt';
 import type { TurnDetector } from '../../engines/turn-detector';
 import type { VoiceActivityDetector } from '../../engines/vad';
 import { VAD_SAMPLE_RATE } from '../../engines/vad';
-import type { Settings } from '../../settings/schema';
 import { AudioRing } from '../listen/audio-ring';
 import { AutoGain } from '../listen/auto-gain';
-import type { Clock } from '../clock';
+import type { PipelineContext } from '../context';
 import { EchoCanceller } from '../listen/echo-canceller';
 import { EnergyTracker } from '../listen/energy';
-import type { EventHub } from '../events';
 import { InputTimeline } from '../listen/mic-input';
 import { OneShotPolicy, type OneShotChange } from './one-shot';
-import type { AudioOutput } from '../speak/output';
 import { PostRoll } from '../listen/post-roll';
 import { round } from '../report';
 import { Segmenter, type SegmenterEvent } from './segmenter';
 import { TurnEndPolicy } from './turn-end';
-import type { AssistantPhase, EndReason, OneShotState, StartedBy, Transcript, TurnCheck } from '../vocabulary';
-
-/** A user turn that has ended, as turn taking hands it to responding (times on the pipeline clock). */
-export interface EndedTurn {
-  /** The turn's number: its partials, its events and its report all carry it. */
-  index: number;
-  speechStartMs: number;
-  speechEndMs: number;
-  /** When the end was decided. */
-  endOfTurnMs: number;
-  /** What started it: speech (hands-free), the push-to-talk key, a one-shot activation. */
-  startedBy: StartedBy;
-  reason: EndReason;
-  /** The input gain (dB) applied when the turn ended. */
-  inputGainDb: number;
-  /** What the end-of-turn model said at each pause of this turn; null when it was not asked. */
-  turnChecks: TurnCheck[] | null;
-  /** The recognizer's final words, once it has finished. */
-  transcript: Promise<Transcript>;
-}
-
-/** What turn taking tells responding, in order; `atMs` is when it was decided (pipeline clock). */
-export type TurnEvent =
-  /** The VAD heard something that may become a turn; `phase` is the assistant's when it began. */
-  | { type: 'candidate'; atMs: number; phase: AssistantPhase }
-  /** It lasted long enough: the user is talking since `startMs`. */
-  | { type: 'speech-start'; atMs: number; startMs: number }
-  /** The push-to-talk key went down (a turn begins at once, no confirmation needed). */
-  | { type: 'key-down'; atMs: number; startMs: number }
-  /** A one-shot activation while the assistant speaks or an answer is on its way: it stops at once, as for the key. */
-  | { type: 'activation'; atMs: number }
-  /**
-   * The candidate was nothing for a turn (a cough, a click, the assistant's own echo, a short word);
-   * `words`: what the recognizer finally made of it ("stop" is shorter than a turn needs).
-   */
-  | { type: 'discarded'; atMs: number; words: Promise<string> }
-  /** The recognizer's interim words for the speech in progress (a candidate or a turn). */
-  | { type: 'words'; atMs: number; text: string }
-  /**
-   * The user paused (their words ended at `speechEndMs`); turn `turn` may still go on. `tentative`
-   * gives what the recognizer would finish with now, decoded as the final will be (null when it cannot).
-   */
-  | { type: 'pause'; atMs: number; speechEndMs: number; turn: number; tentative: (() => Promise<string>) | null }
-  | { type: 'resume'; atMs: number }
-  | { type: 'end-of-turn'; turn: EndedTurn };
-
-/** How the assistant's phase shapes what counts as a turn (the barge-in policy answers). */
-export interface TurnGate {
-  /** Whether speech heard in this phase may start a turn at all. */
-  listens(phase: AssistantPhase): boolean;
-  /** The speech a new turn needs before it counts, given the phase it began in. */
-  minSpeechMs(phase: AssistantPhase, endpointingMinMs: number): number;
-}
-
-/** One window as heard: what the VAD decided and when. */
-export interface HeardWindow {
-  window: Float32Array;
-  speech: boolean;
-  /** Pipeline clock when the VAD answered. */
-  now: number;
-  /** Input time at the window's end. */
-  atMs: number;
-}
+import type { AssistantPhase, EndReason, OneShotState, StartedBy, TurnCheck } from '../vocabulary';
+import type { EndedTurn, HeardWindow, TurnEvent, TurnGate } from './turn-events';
 
 /** Audio kept for prefix padding, boundary look-back and the end-of-turn model (it hears the last 8 s). */
 const RING_MS = 8000;
 /** Audio before the speech onset the end-of-turn model hears with the turn. */
 const TURN_LEAD_MS = 200;
+
+/** The engines that listen: the end-of-turn model is optional (without it, silence alone ends a turn). */
+export interface TurnEngines {
+  vad: VoiceActivityDetector;
+  stt: SpeechRecognizer;
+  turn?: TurnDetector | null;
+}
+
+/** Where turn taking's decisions go, and what it asks of the answering side. */
+export interface TurnLinks {
+  /** Whether speech counts in the assistant's phase, and how much of it (the barge-in policy). */
+  gate: TurnGate;
+  onTurn: (e: TurnEvent) => void;
+  /** One-shot listening started, became a turn, or stopped. */
+  onOneShot?: (change: OneShotChange) => void;
+}
 
 /**
  * Turn taking: microphone windows in, turn events out. It owns everything that listens (echo
@@ -122,22 +74,16 @@ export class TurnTaking {
   private detectorFailed = false;
 
   constructor(
-    private readonly engines: { vad: VoiceActivityDetector; stt: SpeechRecognizer; turn?: TurnDetector | null },
-    /** The speaker: what it played is the echo reference. */
-    private readonly output: AudioOutput,
-    private readonly clock: Clock,
-    private readonly settings: () => Settings,
-    private readonly events: EventHub,
-    private readonly gate: TurnGate,
-    private readonly onTurn: (e: TurnEvent) => void,
-    /** One-shot listening started, became a turn, or stopped. */
-    private readonly onOneShot: (change: OneShotChange) => void = () => {},
+    /** The output is the speaker: what it played is the echo reference. */
+    private readonly ctx: PipelineContext,
+    private readonly engines: TurnEngines,
+    private readonly links: TurnLinks,
   ) {
-    this.timeline = new InputTimeline(clock);
+    this.timeline = new InputTimeline(ctx.clock);
     this.turnEnd = new TurnEndPolicy(() => !!this.engines.turn);
     this.segmenter = new Segmenter(() => {
-      const e = this.settings().endpointing;
-      return { ...e, minSpeechMs: this.gate.minSpeechMs(this.candidatePhase, e.minSpeechMs), silenceMs: this.turnEnd.silenceMs(e) };
+      const e = this.ctx.settings().endpointing;
+      return { ...e, minSpeechMs: this.links.gate.minSpeechMs(this.candidatePhase, e.minSpeechMs), silenceMs: this.turnEnd.silenceMs(e) };
     }, this.energy);
   }
 
@@ -168,7 +114,7 @@ export class TurnTaking {
 
   /** Where one-shot listening stands; null outside one-shot mode. */
   get oneShotState(): OneShotState | null {
-    return this.settings().mode === 'one-shot' ? this.oneShot.state : null;
+    return this.ctx.settings().mode === 'one-shot' ? this.oneShot.state : null;
   }
 
   /** When an activation's wait for speech runs out (pipeline clock); null when none is waiting. */
@@ -186,26 +132,26 @@ export class TurnTaking {
    */
   async hear(input: Float32Array, backlog: boolean): Promise<HeardWindow> {
     const { vad } = this.engines;
-    const cfg = this.settings();
+    const cfg = this.ctx.settings();
     const heardFrom = this.timeline.windowStart(backlog);
-    const reference = this.output.audible(heardFrom, input.length);
+    const reference = this.ctx.output.audible(heardFrom, input.length);
     const echoFree = this.echo.process(input, reference);
     const window = this.inputGain.process(echoFree, reference !== null);
     if (cfg.endpointing.vadThreshold !== vad.info.threshold) vad.setThreshold(cfg.endpointing.vadThreshold);
     const { speech, probability } = await vad.accept(window);
-    const now = this.clock.now();
+    const now = this.ctx.clock.now();
     this.energy.push(window, speech);
     this.ring.push(echoFree);
     this.timeline.advance(window.length);
     const atMs = this.audioMs;
     this.postRoll.feed(window, atMs);
-    this.events.emit({ type: 'vad', t: this.timeline.toClock(atMs), probability, speech, threshold: cfg.endpointing.vadThreshold, gainDb: round(this.inputGain.gainDb) });
+    this.ctx.events.emit({ type: 'vad', t: this.timeline.toClock(atMs), probability, speech, threshold: cfg.endpointing.vadThreshold, gainDb: round(this.inputGain.gainDb) });
     return { window, speech, now, atMs };
   }
 
   /** Decides what a heard window means for the turn, given the assistant's phase as it was heard. */
   decide({ window, speech, atMs }: HeardWindow, phase: AssistantPhase): void {
-    const mode = this.settings().mode;
+    const mode = this.ctx.settings().mode;
     // Another mode took over: an activation from before must not linger until one-shot comes back.
     if (mode !== 'one-shot') this.oneShot.reset();
     if (mode === 'push-to-talk') {
@@ -219,13 +165,13 @@ export class TurnTaking {
     if (!this.segmenter.hasCandidate) this.candidatePhase = phase;
     // With barge-in off, speech over the assistant's voice is not a turn; in one-shot mode, nor is
     // speech no activation asked for (it is still heard: the VAD, the echo reference, the meter).
-    const opens = this.gate.listens(phase) && (mode !== 'one-shot' || this.oneShot.listening);
+    const opens = this.links.gate.listens(phase) && (mode !== 'one-shot' || this.oneShot.listening);
     const heard = speech && (this.segmenter.hasCandidate || opens);
     const events = this.segmenter.push(atMs, heard);
     const isNewCandidate = events.some((e) => e.type === 'candidate');
     if (this.stt && !isNewCandidate) this.stt.accept(window);
     for (const e of events) this.handle(e);
-    const check = this.turnEnd.due(atMs, this.settings().endpointing);
+    const check = this.turnEnd.due(atMs, this.ctx.settings().endpointing);
     if (check !== null) this.checkTurnEnd(check, atMs);
   }
 
@@ -248,15 +194,15 @@ export class TurnTaking {
         if (this.ended !== ended) return;
         const check = { atMs: round(askedMs), probability: Math.round(probability * 10000) / 10000 };
         this.checks.push(check);
-        this.events.emit({ type: 'turn-check', t: this.clock.now(), turn, ...check });
-        if (this.turnEnd.verdict(id, probability, this.settings().endpointing) !== 'end') return;
+        this.ctx.events.emit({ type: 'turn-check', t: this.ctx.clock.now(), turn, ...check });
+        if (this.turnEnd.verdict(id, probability, this.ctx.settings().endpointing) !== 'end') return;
         const e = this.segmenter.forceEnd(this.audioMs, 'turn-model');
         if (e) this.handle(e);
       })
       .catch((e: Error) => {
         this.turnEnd.failed(id);
         // Once is enough: every pause would say the same. Silence decides meanwhile.
-        if (!this.detectorFailed) this.events.emit({ type: 'notice', t: this.clock.now(), message: `The end-of-turn model failed (${e.message}); pauses are judged by silence alone.` });
+        if (!this.detectorFailed) this.ctx.events.emit({ type: 'notice', t: this.ctx.clock.now(), message: `The end-of-turn model failed (${e.message}); pauses are judged by silence alone.` });
         this.detectorFailed = true;
       })
       .finally(() => this.scoring--);
@@ -264,17 +210,17 @@ export class TurnTaking {
 
   private handle(e: SegmenterEvent): void {
     const t = this.timeline.toClock(e.atMs);
-    const atMs = this.clock.now();
+    const atMs = this.ctx.clock.now();
     switch (e.type) {
       case 'candidate':
-        this.startedBy = this.settings().mode === 'one-shot' ? 'activation' : 'speech';
+        this.startedBy = this.ctx.settings().mode === 'one-shot' ? 'activation' : 'speech';
         this.resetStt(e.startMs);
-        this.onTurn({ type: 'candidate', atMs, phase: this.candidatePhase });
+        this.links.onTurn({ type: 'candidate', atMs, phase: this.candidatePhase });
         break;
       case 'speech-start': {
         const startMs = this.timeline.toClock(e.startMs);
-        this.events.emit({ type: 'speech-start', t, startMs });
-        this.onTurn({ type: 'speech-start', atMs, startMs });
+        this.ctx.events.emit({ type: 'speech-start', t, startMs });
+        this.links.onTurn({ type: 'speech-start', atMs, startMs });
         this.tellOneShot(this.oneShot.speechStarted(atMs));
         break;
       }
@@ -285,22 +231,22 @@ export class TurnTaking {
         this.stt = null;
         this.resetStt();
         const words = session ? session.finish().catch(() => interim) : Promise.resolve(interim);
-        this.onTurn({ type: 'discarded', atMs, words });
+        this.links.onTurn({ type: 'discarded', atMs, words });
         break;
       }
       case 'pause': {
         this.lastSpeechEndMs = e.speechEndMs;
         this.turnEnd.onPause(e.speechEndMs);
         const speechEndMs = this.timeline.toClock(e.speechEndMs);
-        this.events.emit({ type: 'speech-end', t, speechEndMs });
+        this.ctx.events.emit({ type: 'speech-end', t, speechEndMs });
         const session = this.stt;
         const tentative = session?.peek ? () => session.peek!() : null;
-        this.onTurn({ type: 'pause', atMs, speechEndMs, turn: this.nextIndex, tentative });
+        this.links.onTurn({ type: 'pause', atMs, speechEndMs, turn: this.nextIndex, tentative });
         break;
       }
       case 'resume':
         this.turnEnd.onResume();
-        this.onTurn({ type: 'resume', atMs });
+        this.links.onTurn({ type: 'resume', atMs });
         break;
       case 'end-of-turn':
         this.endTurn(e);
@@ -316,11 +262,11 @@ export class TurnTaking {
     const t = this.audioMs;
     if (down && !this.ptt) {
       const startMs = this.timeline.toClock(t);
-      this.onTurn({ type: 'key-down', atMs: this.clock.now(), startMs });
+      this.links.onTurn({ type: 'key-down', atMs: this.ctx.clock.now(), startMs });
       this.ptt = { downMs: t, firstSpeechMs: null };
       this.startedBy = 'push-to-talk';
       this.resetStt(t);
-      this.events.emit({ type: 'speech-start', t: startMs, startMs });
+      this.ctx.events.emit({ type: 'speech-start', t: startMs, startMs });
       return true;
     }
     if (!down && this.ptt) {
@@ -339,7 +285,7 @@ export class TurnTaking {
    */
   activate(now: number, phase: AssistantPhase): void {
     const d = this.oneShot.activate(now, phase);
-    if (d.interrupt) this.onTurn({ type: 'activation', atMs: now });
+    if (d.interrupt) this.links.onTurn({ type: 'activation', atMs: now });
     if (d.action !== 'arm') {
       // A turn ends with the activation as its reason; a mere candidate is dropped (no turn).
       const e = this.segmenter.forceEnd(this.audioMs, 'activation');
@@ -355,7 +301,7 @@ export class TurnTaking {
 
   private tellOneShot(change: OneShotChange | null): void {
     // Outside one-shot mode nothing listens for it (no cue, no state): the policy is reset at the next window.
-    if (change && this.oneShotState !== null) this.onOneShot(change);
+    if (change && this.oneShotState !== null) this.links.onOneShot?.(change);
   }
 
   /** Ends whatever turn is in progress (end of input, microphone stopped); one-shot listening stops too. */
@@ -365,7 +311,7 @@ export class TurnTaking {
     else this.resetStt();
     // Now means now: recognizers still waiting for their post-roll finish with what they heard.
     this.postRoll.release();
-    this.tellOneShot(this.oneShot.stop(this.clock.now(), oneShotStop(reason)));
+    this.tellOneShot(this.oneShot.stop(this.ctx.clock.now(), oneShotStop(reason)));
   }
 
   /** The one place a recognizer session is dropped: its audio is not (or no longer) a turn. A new one starts at `onsetMs` if given. */
@@ -380,14 +326,14 @@ export class TurnTaking {
    * reaches it; never reaching back into the previous turn's words (silence stands in for them).
    */
   private createSttSession(onsetMs: number): SttSession {
-    const padding = Math.max(this.settings().endpointing.prefixPaddingMs, this.engines.stt.leadInMs);
+    const padding = Math.max(this.ctx.settings().endpointing.prefixPaddingMs, this.engines.stt.leadInMs);
     const turn = this.nextIndex;
     const session: SttSession = this.engines.stt.createSession((text) => {
-      this.events.emit({ type: 'partial', t: this.clock.now(), turn, text });
+      this.ctx.events.emit({ type: 'partial', t: this.ctx.clock.now(), turn, text });
       // Only the speech in progress speaks to responding (a "stop" over the answer); an ended turn's late words do not.
       if (session !== this.stt) return;
       this.lastWords = text;
-      this.onTurn({ type: 'words', atMs: this.clock.now(), text });
+      this.links.onTurn({ type: 'words', atMs: this.ctx.clock.now(), text });
     });
     const toSample = (ms: number) => Math.round((ms / 1000) * VAD_SAMPLE_RATE);
     const from = onsetMs - padding;
@@ -399,7 +345,7 @@ export class TurnTaking {
 
   private endTurn(e: Extract<SegmenterEvent, { type: 'end-of-turn' }>): void {
     // Stamped before the recognizer finishes: a streaming recognizer's finish() does part of its work at once.
-    const endOfTurnMs = this.clock.now();
+    const endOfTurnMs = this.ctx.clock.now();
     this.turnEnd.onResume();
     this.ended++;
     const checks = this.checks;
@@ -407,12 +353,12 @@ export class TurnTaking {
     const stt = this.stt && this.postRoll.hold(this.stt, e.speechEndMs, this.audioMs);
     this.stt = null;
     if (stt) {
-      const t0 = this.clock.now();
+      const t0 = this.ctx.clock.now();
       const transcript = stt.finish().then((text) => {
-        const finalMs = this.clock.now();
+        const finalMs = this.ctx.clock.now();
         return { text, finalMs, decodeMs: finalMs - t0 };
       });
-      this.onTurn({
+      this.links.onTurn({
         type: 'end-of-turn',
         turn: {
           index: this.nextIndex++,
