@@ -3,23 +3,19 @@
  * session, end-of-turn model) over one clip, window by window as the app's drainFrames does, and
  * records where each end of turn was decided. Nothing answers: the assistant stays silent ('idle').
  */
-import type { SpeechRecognizer } from '../engines/stt';
 import type { TurnDetector, TurnScore } from '../engines/turn-detector';
-import { VAD_WINDOW, VAD_WINDOW_MS, type VoiceActivityDetector } from '../engines/vad';
+import { VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad';
 import { FastForwardClock } from '../pipeline/clock';
 import { EventHub } from '../pipeline/events';
 import { frameDue } from '../pipeline/run/feed';
 import { TimelineOutput } from '../pipeline/speak/output';
-import { TurnTaking } from '../pipeline/turns/turn-taking';
+import { TurnTaking, type TurnEngines as ListeningEngines } from '../pipeline/turns/turn-taking';
 import type { EndedTurn, TurnGate } from '../pipeline/turns/turn-events';
 import type { Settings } from '../settings/schema';
 import type { EndReason } from '../pipeline/vocabulary';
 
-export interface TurnEngines {
-  vad: VoiceActivityDetector;
-  stt: SpeechRecognizer;
-  turn: TurnDetector | null;
-}
+/** The listening engines, the end-of-turn model named even when there is none (null). */
+export type TurnEngines = Required<ListeningEngines>;
 
 /** The assistant never speaks here, so every phase listens and the turn needs endpointing's own minimum. */
 export const SILENT_GATE: TurnGate = { listens: () => true, minSpeechMs: (_phase, ms) => ms };

@@ -21,7 +21,7 @@ export class TimerStore {
   readonly filePath: string;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly dir: string) {
+  constructor(dir: string) {
     this.filePath = join(dir, TIMERS_FILE);
   }
 

@@ -6,7 +6,7 @@ import type { PipelineContext } from '../context';
 import { round, type TurnReport } from '../report';
 import { answerLocally, type CommandHost } from '../skills/local-commands';
 import { Notices } from '../skills/notices';
-import { Timekeeper, type TimerOptions } from '../skills/timekeeper';
+import { PipelineTimers, type TimerOptions } from '../skills/timers';
 import { serialSynthesizer } from '../speak/tts-queue';
 import type { EndedTurn, TurnEvent } from '../turns/turn-events';
 import type { AssistantPhase } from '../vocabulary';
@@ -47,7 +47,7 @@ export class Responding {
   readonly reports: TurnReport[] = [];
   private readonly bargeIn: BargeInPolicy;
   private readonly answers: Answers;
-  private readonly timekeeper: Timekeeper;
+  private readonly timers: PipelineTimers;
   private readonly notices: Notices;
   private readonly commands: CommandHost;
   /** The last answer the assistant spoke, for "repeat that". */
@@ -64,15 +64,15 @@ export class Responding {
     const tts = serialSynthesizer(engines.tts);
     this.bargeIn = options.bargeIn;
     this.conversation = new Conversation(settings().llm.systemPrompt);
-    this.timekeeper = new Timekeeper(options.timers, clock, events);
-    const timekeeper = this.timekeeper;
-    this.notices = new Notices({ book: timekeeper.book, epochAt: (ms) => timekeeper.epochAt(ms), tts, output, clock, events, voice: () => settings().tts, changed: () => timekeeper.changed() });
+    this.timers = new PipelineTimers(options.timers, clock, events);
+    const timers = this.timers;
+    this.notices = new Notices({ book: timers.book, epochAt: (ms) => timers.epochAt(ms), tts, output, clock, events, voice: () => settings().tts, changed: () => timers.changed() });
     this.commands = {
-      timers: timekeeper.book,
+      timers: timers.book,
       conversation: this.conversation,
-      epochAt: (ms) => timekeeper.epochAt(ms),
+      epochAt: (ms) => timers.epochAt(ms),
       lastAnswer: () => this.lastAnswer,
-      timersChanged: () => timekeeper.changed(),
+      timersChanged: () => timers.changed(),
       settlePause: (resume) => this.apply(this.bargeIn.onTurnAfterPause(resume, clock.now())),
     };
     this.answers = new Answers(ctx, {
@@ -91,22 +91,22 @@ export class Responding {
 
   /** Epoch ms at pipeline time `ms`. */
   epochAt(ms: number): number {
-    return this.timekeeper.epochAt(ms);
+    return this.timers.epochAt(ms);
   }
 
   /** Timers and alarms still pending or ringing, for the window. */
   timerViews(): TimerView[] {
-    return this.timekeeper.views();
+    return this.timers.views();
   }
 
   /** The window's cancel button: a pending timer or alarm by id. */
   cancelTimer(id: string): void {
-    this.timekeeper.cancel(id);
+    this.timers.cancel(id);
   }
 
   /** The window's Stop button, or "stop" said: what rings stops. */
   stopRinging(): void {
-    this.timekeeper.stopRinging();
+    this.timers.stopRinging();
   }
 
   /** The line about the present the language model is given with its system prompt. */
@@ -261,7 +261,7 @@ export class Responding {
     const gap = !this.answers.any && !user.active && !this.bargeIn.holding && !this.notices.speaking(this.ctx.output.position(now));
     this.notices.tick(now, gap);
     // Fired, rung out or stopped: the app stores the change and the window shows it.
-    this.timekeeper.watch(now);
+    this.timers.watch(now);
   }
 
   /** The earliest pipeline time at which a timeout falls due, or null when none is pending. */

@@ -14,7 +14,7 @@ import { round } from '../report';
 import { Segmenter, type SegmenterEvent } from './segmenter';
 import { TurnEndPolicy } from './turn-end';
 import type { AssistantPhase, EndReason, OneShotState, StartedBy, TurnCheck } from '../vocabulary';
-import type { EndedTurn, HeardWindow, TurnEvent, TurnGate } from './turn-events';
+import type { HeardWindow, TurnEvent, TurnGate } from './turn-events';
 
 /** Audio kept for prefix padding, boundary look-back and the end-of-turn model (it hears the last 8 s). */
 const RING_MS = 8000;

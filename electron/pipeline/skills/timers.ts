@@ -17,7 +17,7 @@ export interface TimerOptions {
  * the app and the window whenever something changed, also when time alone changed it (a timer fired,
  * an alarm rang out).
  */
-export class Timekeeper {
+export class PipelineTimers {
   readonly book: TimerBook;
   /** What rang and what was next when last told. */
   private ringingKey = '';
