@@ -8,6 +8,7 @@ export function sampleReport(patch: Partial<TurnReport> = {}): TurnReport {
     timings: { speechStartMs: 0, speechEndMs: 1000, endOfTurnMs: 1600, sttFinalMs: 1650, llmFirstTokenMs: 1800, firstClauseMs: 1850, firstAudioMs: 1900, lastAudioMs: 3000 },
     latency: { endpointMs: 600, sttMs: 50, llmTtftMs: 150, ttsFirstAudioMs: 50, voiceToVoiceMs: 900 },
     engine: { sttFinalDecodeMs: 40, llmUntilFirstClauseMs: 190, ttsFirstClauseMs: 45 },
+    echo: null,
     ...patch,
   };
 }

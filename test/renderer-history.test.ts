@@ -25,7 +25,7 @@ function report(t: Partial<TurnReport['timings']> = {}, patch: Partial<TurnRepor
   return {
     index: 0, userText: 'what is the weather', assistantText: 'sunny', heardText: 'sunny', interrupted: false, startedBy: 'speech', endReason: 'silence', bargeIn: null,
     holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, command: null, llmUsed: true, llm: { provider: 'local', fallback: false, error: null },
-    prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings), engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 },
+    prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings), engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 }, echo: null,
     ...patch,
   };
 }

@@ -112,6 +112,7 @@ function report(t: Partial<TurnReport['timings']>): TurnReport {
     index: 0, userText: 'hi', assistantText: 'hello', heardText: 'hello', interrupted: false, startedBy: 'speech', endReason: 'silence', bargeIn: null,
     holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, command: null, llmUsed: true, llm: { provider: 'local', fallback: false, error: null }, prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings),
     engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 },
+    echo: null,
   };
 }
 

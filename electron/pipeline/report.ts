@@ -79,8 +79,21 @@ export interface TurnReport {
   timings: TurnTimings;
   latency: TurnLatency;
   engine: EngineTime;
+  /**
+   * How well the assistant's own voice was cancelled while its answer played (null: no answer played).
+   * `erleDb`: echo return loss enhancement, the microphone's echo power against what the canceller
+   * left, over the windows the user was silent in (null: none); `erleSettledDb` the same after the
+   * answer's first second; `tailMs` the echo tail the canceller covers.
+   */
+  echo: EchoReport | null;
   /** Set when a stage failed; the turn ended early and the pipeline went on listening. */
   error?: string;
+}
+
+export interface EchoReport {
+  erleDb: number | null;
+  erleSettledDb: number | null;
+  tailMs: number;
 }
 
 export function latencyOf(t: TurnTimings): TurnLatency {

@@ -54,8 +54,9 @@ export class VoicePipeline {
      * keepReports: how many reports `reports` keeps (default: all); an app that runs for days keeps the newest.
      * timers: the timers and alarms (the app's, loaded from disk; default: none yet), `epochBase` the epoch
      * time at pipeline time 0 (default: now; `talk --now` sets the time of day), `onTimersChanged` to store them.
+     * onCleaned: each window as the echo canceller left it (`talk --cleaned`).
      */
-    options: { keepReports?: number; timers?: TimerBook; epochBase?: number; onTimersChanged?: (book: TimerBook) => void } = {},
+    options: { keepReports?: number; timers?: TimerBook; epochBase?: number; onTimersChanged?: (book: TimerBook) => void; onCleaned?: (window: Float32Array) => void } = {},
   ) {
     const ctx: PipelineContext = { clock, settings, events: this.events, output };
     // One policy decides what speech does to an answer; turn taking asks it whether speech counts.
@@ -64,11 +65,13 @@ export class VoicePipeline {
       gate: bargeIn,
       onTurn: (e) => this.responding.onTurnEvent(e),
       onOneShot: (c) => this.oneShotChanged(c),
+      ...(options.onCleaned ? { onCleaned: options.onCleaned } : {}),
     });
     this.responding = new Responding(ctx, engines, {
       user: this.turns,
       bargeIn,
       keepReports: options.keepReports ?? Infinity,
+      echoOver: (fromMs, toMs) => this.turns.echoOver(fromMs, toMs),
       timers: {
         book: options.timers ?? new TimerBook(),
         epochBase: options.epochBase ?? Date.now() - clock.now(),
@@ -106,6 +109,11 @@ export class VoicePipeline {
   /** Stops what rings (the window's Stop button). */
   stopRinging(): void {
     this.responding.stopRinging();
+  }
+
+  /** The echo canceller's time per 32 ms window lately (ms), for the benchmark. */
+  get echoCostMs(): readonly number[] {
+    return this.turns.echoCostMs;
   }
 
   /** Input time: milliseconds of audio received so far. */

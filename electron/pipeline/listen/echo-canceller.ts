@@ -1,12 +1,19 @@
+import { EchoFilter } from './echo-filter';
+import { EchoSuppressor } from './echo-suppressor';
+
 /**
  * Removes the assistant's own voice from the microphone signal. The pipeline knows exactly what the
- * speaker played (the reference), so the echo is that reference, delayed and scaled by the room:
- * the canceller finds the delay by cross-correlation, the gain by least squares while the echo
- * dominates, and subtracts it. What is left (the user) goes on to the VAD and the recognizer.
+ * speaker played (the reference), so the echo is that reference through the room:
  *
- * This is a single-path linear model: it handles the direct speaker-to-microphone path that makes
- * an assistant interrupt itself. In the app the browser's echo cancellation runs first and handles
- * room reverberation; this stage catches what leaks through, and all of `talk --echo`.
+ * 1. The fast path finds the direct sound's delay by cross-correlation and its gain by least squares.
+ *    It places the long filter on the reference (a long delay is skipped rather than spent taps on)
+ *    and seeds it with that one tap, so the direct sound is cancelled from the first windows.
+ * 2. A partitioned-block frequency-domain adaptive filter (echo-filter.ts) learns the whole path,
+ *    reverberation tail included, and subtracts its echo estimate.
+ * 3. A residual suppressor (echo-suppressor.ts) takes down what the filter leaves.
+ *
+ * The filter keeps what it learnt between answers: the room does not change when the assistant
+ * stops talking. With no reference (nothing played lately) the input passes untouched.
  */
 export interface EchoCancellerOptions {
   sampleRate: number;
@@ -14,39 +21,68 @@ export interface EchoCancellerOptions {
   maxDelayMs: number;
   /** Audio compared when estimating the echo path. */
   analysisMs: number;
+  /** The reverberation tail the adaptive filter covers (default 600 ms). */
+  tailMs?: number;
+}
+
+/** What the last window did, for the ERLE meter and the benchmark. */
+export interface EchoWindowStats {
+  /** Echo was expected in this window (something played within the echo's reach). */
+  active: boolean;
+  /** Energy of the microphone input and of what is left after cancellation. */
+  micEnergy: number;
+  outEnergy: number;
 }
 
 const DECIMATE = 4;
 /** Correlation above which the input is taken to be mostly echo (the gain may be learnt from it). */
 const LOCK_NCC = 0.6;
-/** Correlation above which the input is echo alone, so the gain may be refined (not while the user talks). */
-const ADAPT_NCC = 0.9;
 /** Re-check the echo path every this many windows once locked. */
 const RECHECK_EVERY = 8;
 const SILENT = 1e-7;
+/** The adaptive filter's block (16 ms at 16 kHz): two per 32 ms window. */
+const BLOCK = 256;
+/** Taps kept before the direct sound when the filter is placed, for a delay found a little late. */
+const LEAD = 64;
 
 export class EchoCanceller {
   private readonly mic: Float32Array;
   private readonly ref: Float32Array;
   private readonly maxDelay: number;
   private readonly analysis: number;
+  private readonly filter: EchoFilter;
+  private readonly suppressor = new EchoSuppressor();
+  private readonly residual = new Float64Array(BLOCK);
   private delay: number | null = null;
   private gain = 0;
+  /** Where the filter's first tap sits on the reference, in samples of delay. */
+  private offset = 0;
+  /** The filter was placed on a found direct path (before that it starts at delay 0, unseeded). */
+  private placed = false;
   private windows = 0;
-  /** Samples since the reference last had signal (the echo can outlast it by maxDelay). */
+  /** Samples since the reference last had signal (the echo can outlast it by the delay and the tail). */
   private refQuiet = Infinity;
+  /** The last window, for the meter. */
+  readonly last: EchoWindowStats = { active: false, micEnergy: 0, outEnergy: 0 };
 
   constructor(opts: EchoCancellerOptions) {
     this.maxDelay = Math.round((opts.maxDelayMs / 1000) * opts.sampleRate);
     this.analysis = Math.round((opts.analysisMs / 1000) * opts.sampleRate);
+    const tail = Math.round(((opts.tailMs ?? 600) / 1000) * opts.sampleRate);
+    this.filter = new EchoFilter({ block: BLOCK, partitions: Math.ceil(tail / BLOCK) });
     const size = this.maxDelay + this.analysis;
     this.mic = new Float32Array(size);
     this.ref = new Float32Array(size);
   }
 
-  /** The estimated echo path, or null before one was found. */
+  /** The estimated direct path, or null before one was found. */
   get path(): { delaySamples: number; gain: number } | null {
     return this.delay === null ? null : { delaySamples: this.delay, gain: this.gain };
+  }
+
+  /** The echo tail the adaptive filter covers, in ms at `sampleRate`. */
+  tailMs(sampleRate: number): number {
+    return Math.round(((this.filter.partitions * this.filter.block) / sampleRate) * 1000);
   }
 
   /**
@@ -58,33 +94,42 @@ export class EchoCanceller {
     shiftIn(this.mic, mic);
     shiftIn(this.ref, ref ?? new Float32Array(n));
     this.refQuiet = ref && energy(ref, 0, n) > SILENT * n ? 0 : this.refQuiet + n;
-    if (this.refQuiet > this.maxDelay + n) return mic;
-    this.windows++;
-    if (this.delay === null || this.windows % RECHECK_EVERY === 0) this.estimatePath();
-    if (this.delay === null) return mic;
-
-    const len = this.mic.length;
-    const d = this.delay;
-    const { mr, rr, mm } = this.fit(d, n);
-    // Normalised correlation of the input with the delayed reference over this window.
-    const ncc = rr > SILENT * n && mm > 0 ? mr / Math.sqrt(rr * mm) : 0;
-    // Learn the gain only where the input is mostly echo; while the user talks over it, hold it.
-    if (ncc >= ADAPT_NCC && rr > SILENT * n) this.gain += 0.5 * (mr / rr - this.gain);
-    // Far less input than the model predicts: there is less echo than assumed (or none at all).
-    else if (mm < 0.01 * this.gain * this.gain * rr) this.gain *= 0.5;
-
-    const out = new Float32Array(n);
-    let oo = 0;
-    for (let i = 0; i < n; i++) {
-      out[i] = mic[i]! - this.gain * this.ref[len - n + i - d]!;
-      oo += out[i]! * out[i]!;
-    }
-    // Removing echo can only make the input quieter; if it would not, the model is wrong here.
-    if (oo > mm) {
-      this.gain *= 0.5;
+    const reach = this.offset + this.filter.partitions * BLOCK;
+    const micEnergy = energy(mic, 0, n);
+    if (this.refQuiet > reach + n || n % BLOCK !== 0) {
+      Object.assign(this.last, { active: false, micEnergy, outEnergy: micEnergy });
       return mic;
     }
+    this.windows++;
+    if (this.delay === null || this.windows % RECHECK_EVERY === 0) this.estimatePath();
+
+    const out = new Float32Array(n);
+    const len = this.ref.length;
+    for (let b = 0; b < n; b += BLOCK) {
+      const refBlock = this.ref.subarray(len - n + b - this.offset, len - n + b - this.offset + BLOCK);
+      this.filter.process(mic.subarray(b, b + BLOCK), refBlock, this.residual);
+      this.suppressor.process(this.residual, this.filter.echo, out, b);
+    }
+    const outEnergy = energy(out, 0, n);
+    // Removing echo can only make the input quieter: louder means the model is wrong here.
+    if (outEnergy > micEnergy) {
+      Object.assign(this.last, { active: true, micEnergy, outEnergy: micEnergy });
+      return mic;
+    }
+    Object.assign(this.last, { active: true, micEnergy, outEnergy });
     return out;
+  }
+
+  /** A direct path was found at `delay` with `gain`: place the filter on it unless it already covers it. */
+  private place(delay: number, gain: number): void {
+    const span = this.filter.partitions * BLOCK;
+    // Once placed, the filter follows small moves of the direct sound itself.
+    if (this.placed && delay >= this.offset && delay < this.offset + span / 2) return;
+    this.placed = true;
+    this.offset = Math.max(0, delay - LEAD);
+    this.filter.reset();
+    this.filter.seed(delay - this.offset, gain);
+    this.suppressor.reset();
   }
 
   /** Finds the delay at which the reference best matches the input: coarse on a decimated signal, then exact. */
@@ -133,6 +178,7 @@ export class EchoCanceller {
       // A new path: start the gain from the least-squares fit over the analysis span.
       const { mr, rr } = this.fit(fine, a);
       this.gain = rr > 0 ? Math.max(0, mr / rr) : 0;
+      this.place(fine, this.gain);
     }
   }
 

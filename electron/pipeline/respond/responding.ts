@@ -3,7 +3,7 @@ import type { SpeechSynthesizer } from '../../engines/tts';
 import { isShortCommand } from '../../commands/match';
 import type { TimerView } from '../../timers/timer-view';
 import type { PipelineContext } from '../context';
-import { round, type TurnReport } from '../report';
+import { round, type EchoReport, type TurnReport } from '../report';
 import { answerLocally, type CommandHost } from '../skills/local-commands';
 import { Notices } from '../skills/notices';
 import { PipelineTimers, type TimerOptions } from '../skills/timers';
@@ -32,6 +32,8 @@ export interface RespondingOptions {
   /** How many reports `reports` keeps. */
   keepReports: number;
   timers: TimerOptions;
+  /** How well the echo was cancelled over a span an answer played (turn taking's meter). */
+  echoOver?: (fromMs: number, toMs: number) => EchoReport;
 }
 
 /**
@@ -277,7 +279,7 @@ export class Responding {
   }
 
   private report(reply: Reply): void {
-    const report = turnReport(reply.record, this.ctx.output);
+    const report = turnReport(reply.record, this.ctx.output, this.options.echoOver);
     if (report.assistantText && report.command?.name !== 'repeat') this.lastAnswer = report.assistantText;
     this.reports.push(report);
     if (this.reports.length > this.options.keepReports) this.reports.shift();

@@ -1,6 +1,6 @@
 import type { LlmRoute } from '../../engines/llm-types';
 import type { AudioOutput } from '../speak/output';
-import { latencyOf, round, type BargeInTimes, type TurnReport, type TurnTimings } from '../report';
+import { latencyOf, round, type BargeInTimes, type EchoReport, type TurnReport, type TurnTimings } from '../report';
 import type { UtteranceTimes } from '../speak/utterance';
 import type { EndReason, StartedBy, TurnCheck } from '../vocabulary';
 
@@ -76,8 +76,11 @@ export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' 
   };
 }
 
-/** The report of a finished turn; audio times are when it really played, pauses included. */
-export function turnReport(r: TurnRecord, output: AudioOutput): TurnReport {
+/**
+ * The report of a finished turn; audio times are when it really played, pauses included. `echoOver`
+ * measures the echo cancellation over the span the answer played (pipeline clock).
+ */
+export function turnReport(r: TurnRecord, output: AudioOutput, echoOver?: (fromMs: number, toMs: number) => EchoReport): TurnReport {
   const times: UtteranceTimes = r.answer?.times ?? { firstClauseMs: null, ttsFirstClauseMs: null, firstAudioMs: null, lastAudioMs: null };
   // The estimates made when the audio was queued do not know of later pauses: ask the output.
   const span = r.answer?.audioSpan ?? null;
@@ -119,6 +122,7 @@ export function turnReport(r: TurnRecord, output: AudioOutput): TurnReport {
       llmUntilFirstClauseMs: times.firstClauseMs === null ? null : round(times.firstClauseMs - r.sttFinalMs),
       ttsFirstClauseMs: orNull(times.ttsFirstClauseMs),
     },
+    echo: echoOver && firstAudioMs !== null && lastAudioMs !== null ? echoOver(firstAudioMs, lastAudioMs) : null,
     ...(r.error ? { error: r.error } : {}),
   };
 }

@@ -6,11 +6,12 @@ import { AudioRing } from '../listen/audio-ring';
 import { AutoGain } from '../listen/auto-gain';
 import type { PipelineContext } from '../context';
 import { EchoCanceller } from '../listen/echo-canceller';
+import { EchoMeter } from '../listen/echo-meter';
 import { EnergyTracker } from '../listen/energy';
 import { InputTimeline } from '../listen/mic-input';
 import { OneShotPolicy, type OneShotChange } from './one-shot';
 import { PostRoll } from '../listen/post-roll';
-import { round } from '../report';
+import { round, type EchoReport } from '../report';
 import { Segmenter, type SegmenterEvent } from './segmenter';
 import { TurnEndPolicy } from './turn-end';
 import type { AssistantPhase, EndReason, OneShotState, StartedBy, TurnCheck } from '../vocabulary';
@@ -35,6 +36,8 @@ export interface TurnLinks {
   onTurn: (e: TurnEvent) => void;
   /** One-shot listening started, became a turn, or stopped. */
   onOneShot?: (change: OneShotChange) => void;
+  /** Each window as the echo canceller left it (before the input gain), in order. */
+  onCleaned?: (window: Float32Array) => void;
 }
 
 /**
@@ -46,6 +49,7 @@ export class TurnTaking {
   private readonly energy = new EnergyTracker(VAD_SAMPLE_RATE);
   private readonly segmenter: Segmenter;
   private readonly echo = new EchoCanceller({ sampleRate: VAD_SAMPLE_RATE, maxDelayMs: 250, analysisMs: 512 });
+  private readonly echoMeter = new EchoMeter();
   private readonly inputGain = new AutoGain();
   private readonly postRoll = new PostRoll();
   private readonly ring = new AudioRing(Math.round((RING_MS / 1000) * VAD_SAMPLE_RATE));
@@ -92,6 +96,16 @@ export class TurnTaking {
     return this.timeline.ms;
   }
 
+  /** How well the echo was cancelled over a span (pipeline clock), and the tail the canceller covers. */
+  echoOver(fromMs: number, toMs: number): EchoReport {
+    return { ...this.echoMeter.over(fromMs, toMs), tailMs: this.echo.tailMs(VAD_SAMPLE_RATE) };
+  }
+
+  /** The echo canceller's time per window lately (ms), for the benchmark. */
+  get echoCostMs(): readonly number[] {
+    return this.echoMeter.costMs;
+  }
+
   /** The recognizer has audio it has not decoded yet. */
   get busy(): boolean {
     return this.engines.stt.busy || this.scoring > 0;
@@ -135,7 +149,10 @@ export class TurnTaking {
     const cfg = this.ctx.settings();
     const heardFrom = this.timeline.windowStart(backlog);
     const reference = this.ctx.output.audible(heardFrom, input.length);
+    const started = performance.now();
     const echoFree = this.echo.process(input, reference);
+    const echoCostMs = performance.now() - started;
+    this.links.onCleaned?.(echoFree);
     const window = this.inputGain.process(echoFree, reference !== null);
     if (cfg.endpointing.vadThreshold !== vad.info.threshold) vad.setThreshold(cfg.endpointing.vadThreshold);
     const { speech, probability } = await vad.accept(window);
@@ -145,6 +162,7 @@ export class TurnTaking {
     this.timeline.advance(window.length);
     const atMs = this.audioMs;
     this.postRoll.feed(window, atMs);
+    this.echoMeter.add(this.timeline.toClock(atMs), this.echo.last, !speech, echoCostMs);
     this.ctx.events.emit({ type: 'vad', t: this.timeline.toClock(atMs), probability, speech, threshold: cfg.endpointing.vadThreshold, gainDb: round(this.inputGain.gainDb) });
     return { window, speech, now, atMs };
   }

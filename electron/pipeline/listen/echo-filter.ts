@@ -1,0 +1,237 @@
+import { RealFft } from '../../audio/fft';
+
+/**
+ * The loudspeaker-to-microphone path as a long adaptive filter: a partitioned-block frequency-domain
+ * adaptive filter (overlap-save, NLMS step normalized per frequency bin) whose taps cover the room's
+ * reverberation tail, not only the direct sound.
+ *
+ * Double talk: it keeps two filters. The background one always adapts; the foreground one, which
+ * makes the output, only takes the background's weights when they have cancelled clearly better for
+ * a few blocks running. When the user talks over the answer, the background is pushed off course by
+ * their voice and cancels worse than the foreground: it is set back to the foreground, which never
+ * learnt from the user. (The two-path idea is from the echo-cancellation literature; Speex's MDF
+ * uses it too.)
+ */
+export interface EchoFilterOptions {
+  /** Samples per block (a power of two); the FFT is twice as long. */
+  block: number;
+  /** Taps, in blocks: the echo tail covered is `partitions × block` samples. */
+  partitions: number;
+  /** NLMS step size (0-1]. */
+  step?: number;
+}
+
+/** Blocks the background must beat the foreground in a row before it is copied over. */
+const BETTER_BLOCKS = 2;
+/** The background counts as better below this share of the foreground's error energy. */
+const BETTER_RATIO = 0.7;
+/** The background has gone off course above this multiple of the foreground's error energy. */
+const DIVERGED_RATIO = 2;
+/** How fast the residual share may rise per block (about 5 dB a second). */
+const LEAK_RISE = 1.02;
+/** Below this residual share (10 dB cancelled) the filter counts as converged. */
+const CONVERGED_LEAK = 0.1;
+/** Error this many times what the converged filter leaves means the user is talking. */
+const NEAR_END_RATIO = 8;
+/** The background's step while the user talks: it still follows a changing path, slowly. */
+const NEAR_END_STEP = 0.1;
+
+export class EchoFilter {
+  readonly block: number;
+  readonly partitions: number;
+  private readonly fft: RealFft;
+  private readonly bins: number;
+  private readonly step: number;
+  /** Spectra of the last `partitions` reference blocks (newest at `head`), each over two blocks of samples. */
+  private readonly xr: Float64Array[];
+  private readonly xi: Float64Array[];
+  private head = 0;
+  /** Per-bin reference energy summed over the partitions (kept as blocks come and go). */
+  private readonly xPower: Float64Array;
+  private readonly fr: Float64Array[];
+  private readonly fi: Float64Array[];
+  private readonly br: Float64Array[];
+  private readonly bi: Float64Array[];
+  /** The previous reference block: each FFT covers it and the new one. */
+  private readonly lastRef: Float64Array;
+  private readonly frame: Float64Array;
+  private readonly spectrumR: Float64Array;
+  private readonly spectrumI: Float64Array;
+  private readonly time: Float64Array;
+  private better = 0;
+  /** The residual's share of the echo estimate's power, tracked from below. */
+  private leak = 1;
+  /** The last block had the user talking over the echo (as far as the filter can tell). */
+  nearEnd = false;
+  /** Partition whose gradient constraint is applied next (one per block, in turn). */
+  private constrainNext = 0;
+  /** The foreground's echo estimate for the last block. */
+  readonly echo: Float64Array;
+
+  constructor(opts: EchoFilterOptions) {
+    this.block = opts.block;
+    this.partitions = opts.partitions;
+    this.step = opts.step ?? 0.5;
+    this.fft = new RealFft(2 * opts.block);
+    this.bins = this.fft.bins;
+    const spectra = () => Array.from({ length: opts.partitions }, () => new Float64Array(this.bins));
+    this.xr = spectra();
+    this.xi = spectra();
+    this.fr = spectra();
+    this.fi = spectra();
+    this.br = spectra();
+    this.bi = spectra();
+    this.xPower = new Float64Array(this.bins);
+    this.lastRef = new Float64Array(opts.block);
+    this.frame = new Float64Array(2 * opts.block);
+    this.spectrumR = new Float64Array(this.bins);
+    this.spectrumI = new Float64Array(this.bins);
+    this.time = new Float64Array(2 * opts.block);
+    this.echo = new Float64Array(opts.block);
+  }
+
+  /** Forgets the path (a new alignment, a reset). */
+  reset(): void {
+    for (const a of [this.xr, this.xi, this.fr, this.fi, this.br, this.bi]) for (const s of a) s.fill(0);
+    this.xPower.fill(0);
+    this.lastRef.fill(0);
+    this.better = 0;
+    this.leak = 1;
+    this.nearEnd = false;
+  }
+
+  /** Starts both filters from a single path: `gain` at `delay` samples (the fast path's estimate). */
+  seed(delay: number, gain: number): void {
+    const p = Math.floor(delay / this.block);
+    if (p >= this.partitions) return;
+    const t = delay - p * this.block;
+    this.frame.fill(0);
+    this.frame[t] = gain;
+    this.fft.forward(this.frame, this.spectrumR, this.spectrumI);
+    this.fr[p]!.set(this.spectrumR);
+    this.fi[p]!.set(this.spectrumI);
+    this.br[p]!.set(this.spectrumR);
+    this.bi[p]!.set(this.spectrumI);
+  }
+
+  /**
+   * One block: `mic` and the reference `ref` over the same span (`block` samples each). Writes the
+   * microphone with the echo estimate removed into `out`; `echo` holds the estimate.
+   */
+  process(mic: ArrayLike<number>, ref: ArrayLike<number>, out: Float64Array): void {
+    const B = this.block;
+    const P = this.partitions;
+    const bins = this.bins;
+    // The newest reference spectrum takes the oldest slot.
+    this.head = (this.head + P - 1) % P;
+    const xr = this.xr[this.head]!;
+    const xi = this.xi[this.head]!;
+    for (let k = 0; k < bins; k++) this.xPower[k]! -= xr[k]! * xr[k]! + xi[k]! * xi[k]!;
+    this.frame.set(this.lastRef);
+    for (let i = 0; i < B; i++) this.frame[B + i] = ref[i]!;
+    for (let i = 0; i < B; i++) this.lastRef[i] = ref[i]!;
+    this.fft.forward(this.frame, xr, xi);
+    for (let k = 0; k < bins; k++) this.xPower[k] = Math.max(0, this.xPower[k]! + xr[k]! * xr[k]! + xi[k]! * xi[k]!);
+
+    const fgError = this.errorOf(this.fr, this.fi, mic, out);
+    this.echo.set(this.time.subarray(B));
+    let fgEcho = 0;
+    for (let i = 0; i < B; i++) fgEcho += this.echo[i]! * this.echo[i]!;
+    // The residual's lowest share of the echo estimate lately: down at once, up slowly (as the suppressor's).
+    if (fgEcho > 1e-9 * B) this.leak = Math.min(1, Math.max(1e-4, Math.min(this.leak * LEAK_RISE, fgError / fgEcho)));
+    // Once the filter cancels well, far more error than it leaves is the user talking over the answer.
+    this.nearEnd = this.leak < CONVERGED_LEAK && fgError > NEAR_END_RATIO * this.leak * fgEcho + 1e-9 * B;
+    const bgOut = this.frame;
+    const bgError = this.errorOf(this.br, this.bi, mic, bgOut);
+    this.adaptBackground(bgOut, this.nearEnd ? NEAR_END_STEP : 1);
+
+    // The two-path decision: which filter's weights stand. Never the background's during double talk.
+    if (!this.nearEnd && bgError < BETTER_RATIO * fgError) {
+      this.better++;
+      if (this.better >= BETTER_BLOCKS) {
+        this.copy(this.br, this.bi, this.fr, this.fi);
+        this.better = 0;
+      }
+    } else {
+      this.better = 0;
+      if (bgError > DIVERGED_RATIO * fgError + 1e-9) this.copy(this.fr, this.fi, this.br, this.bi);
+    }
+  }
+
+  /** The error of filter (wr, wi) on this block into `out[0..B)`; returns its energy. */
+  private errorOf(wr: Float64Array[], wi: Float64Array[], mic: ArrayLike<number>, out: Float64Array): number {
+    const B = this.block;
+    const P = this.partitions;
+    const yr = this.spectrumR;
+    const yi = this.spectrumI;
+    yr.fill(0);
+    yi.fill(0);
+    for (let p = 0; p < P; p++) {
+      const s = (this.head + p) % P;
+      const ar = this.xr[s]!;
+      const ai = this.xi[s]!;
+      const br = wr[p]!;
+      const bi = wi[p]!;
+      for (let k = 0; k < this.bins; k++) {
+        yr[k]! += ar[k]! * br[k]! - ai[k]! * bi[k]!;
+        yi[k]! += ar[k]! * bi[k]! + ai[k]! * br[k]!;
+      }
+    }
+    this.fft.inverse(yr, yi, this.time);
+    let energy = 0;
+    for (let i = 0; i < B; i++) {
+      const e = mic[i]! - this.time[B + i]!;
+      out[i] = e;
+      energy += e * e;
+    }
+    return energy;
+  }
+
+  /** NLMS step of the background filter on its error `e[0..B)`. */
+  private adaptBackground(e: Float64Array, scale: number): void {
+    const B = this.block;
+    const P = this.partitions;
+    const bins = this.bins;
+    // The error spectrum over [zeros, error]: overlap-save's gradient window.
+    const t = this.time;
+    t.fill(0, 0, B);
+    for (let i = 0; i < B; i++) t[B + i] = e[i]!;
+    const er = this.spectrumR;
+    const ei = this.spectrumI;
+    this.fft.forward(t, er, ei);
+    let mean = 0;
+    for (let k = 0; k < bins; k++) mean += this.xPower[k]!;
+    // Regularized: bins with almost no reference energy must not take huge steps.
+    const floor = 0.01 * (mean / bins) + 1e-10;
+    for (let k = 0; k < bins; k++) {
+      const g = (scale * this.step) / (this.xPower[k]! + floor);
+      er[k]! *= g;
+      ei[k]! *= g;
+    }
+    for (let p = 0; p < P; p++) {
+      const s = (this.head + p) % P;
+      const ar = this.xr[s]!;
+      const ai = this.xi[s]!;
+      const wr = this.br[p]!;
+      const wi = this.bi[p]!;
+      // W += conj(X) · E
+      for (let k = 0; k < bins; k++) {
+        wr[k]! += ar[k]! * er[k]! + ai[k]! * ei[k]!;
+        wi[k]! += ar[k]! * ei[k]! - ai[k]! * er[k]!;
+      }
+    }
+    // The gradient constraint (taps past one block are circular wrap-around), one partition a block.
+    const p = this.constrainNext;
+    this.constrainNext = (p + 1) % P;
+    this.fft.inverse(this.br[p]!, this.bi[p]!, t);
+    t.fill(0, B);
+    this.fft.forward(t, this.br[p]!, this.bi[p]!);
+  }
+
+  private copy(fromR: Float64Array[], fromI: Float64Array[], toR: Float64Array[], toI: Float64Array[]): void {
+    for (let p = 0; p < this.partitions; p++) {
+      toR[p]!.set(fromR[p]!);
+      toI[p]!.set(fromI[p]!);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * What the linear filter leaves of the echo, taken down further: the residual's power is estimated
+ * from the filter's own echo estimate (`leak` times its power), and the block is attenuated by how
+ * much of its power that explains. When the user talks, their voice is far louder than the residual
+ * and passes nearly untouched; when only the echo's remains are there, they are pushed down to the
+ * floor. Broadband and per block, with the gain ramped across each block so no step is heard.
+ *
+ * `leak` follows the lowest ratio of residual to echo-estimate power seen lately: down at once, up
+ * slowly. The user's voice only ever raises that ratio, so talking over the answer cannot teach the
+ * suppressor that the echo is louder than it is (and then take the user's words for it).
+ */
+/** How fast `leak` may rise per block (16 ms): about 5 dB a second, for a path that got worse. */
+const RISE = 1.02;
+/** The gain never goes below this (-30 dB): the suppressor must not gate the user out entirely. */
+const FLOOR = 0.03;
+/** Over-subtraction: the residual estimate is trusted this many times over. */
+const OVER = 2;
+/** Before any echo was seen, the residual is assumed to be this share of the echo estimate's power (-10 dB). */
+const START_LEAK = 0.1;
+const MIN_LEAK = 1e-4;
+
+export class EchoSuppressor {
+  /** The share of the echo estimate's power the linear filter leaves behind. */
+  leak = START_LEAK;
+  private gain = 1;
+
+  /** Starts over (a new echo path). */
+  reset(): void {
+    this.leak = START_LEAK;
+    this.gain = 1;
+  }
+
+  /**
+   * One block: `residual` is the linear filter's output, `echo` its echo estimate (same length).
+   * Writes the suppressed block into `out` from `offset`.
+   */
+  process(residual: Float64Array, echo: Float64Array, out: Float32Array, offset: number): void {
+    const n = residual.length;
+    let pe = 0;
+    let py = 0;
+    for (let i = 0; i < n; i++) {
+      pe += residual[i]! * residual[i]!;
+      py += echo[i]! * echo[i]!;
+    }
+    if (py > 1e-9 * n) this.leak = Math.min(1, Math.max(MIN_LEAK, Math.min(this.leak * RISE, pe / py)));
+    const target = pe > 0 ? Math.max(FLOOR, Math.min(1, 1 - (OVER * this.leak * py) / pe)) : 1;
+    const from = this.gain;
+    for (let i = 0; i < n; i++) out[offset + i] = residual[i]! * (from + ((target - from) * (i + 1)) / n);
+    this.gain = target;
+  }
+}
