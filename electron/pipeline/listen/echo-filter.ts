@@ -17,7 +17,7 @@ export interface EchoFilterOptions {
   block: number;
   /** Taps, in blocks: the echo tail covered is `partitions × block` samples. */
   partitions: number;
-  /** NLMS step size (0-1]. */
+  /** NLMS step size (0-1], default 1: the two-path guard makes a fast background safe. */
   step?: number;
 }
 
@@ -35,6 +35,10 @@ const CONVERGED_LEAK = 0.1;
 const NEAR_END_RATIO = 8;
 /** The background's step while the user talks: it still follows a changing path, slowly. */
 const NEAR_END_STEP = 0.1;
+/** How much of each block's residual share enters its running average. */
+const RATIO_SMOOTHING = 0.2;
+/** About 4 s of the user talking over the answer without a pause. */
+const MAX_NEAR_END_BLOCKS = 250;
 
 export class EchoFilter {
   readonly block: number;
@@ -46,8 +50,6 @@ export class EchoFilter {
   private readonly xr: Float64Array[];
   private readonly xi: Float64Array[];
   private head = 0;
-  /** Per-bin reference energy summed over the partitions (kept as blocks come and go). */
-  private readonly xPower: Float64Array;
   private readonly fr: Float64Array[];
   private readonly fi: Float64Array[];
   private readonly br: Float64Array[];
@@ -58,9 +60,15 @@ export class EchoFilter {
   private readonly spectrumR: Float64Array;
   private readonly spectrumI: Float64Array;
   private readonly time: Float64Array;
+  /** Each partition's share of the step (mean 1), and the per-bin power the step is normalized by. */
+  private readonly shares: Float64Array;
+  private readonly norm: Float64Array;
   private better = 0;
   /** The residual's share of the echo estimate's power, tracked from below. */
   private leak = 1;
+  /** The residual's share, averaged over the last few blocks. */
+  private ratio = 1;
+  private nearEndBlocks = 0;
   /** The last block had the user talking over the echo (as far as the filter can tell). */
   nearEnd = false;
   /** Partition whose gradient constraint is applied next (one per block, in turn). */
@@ -71,7 +79,7 @@ export class EchoFilter {
   constructor(opts: EchoFilterOptions) {
     this.block = opts.block;
     this.partitions = opts.partitions;
-    this.step = opts.step ?? 0.5;
+    this.step = opts.step ?? 1;
     this.fft = new RealFft(2 * opts.block);
     this.bins = this.fft.bins;
     const spectra = () => Array.from({ length: opts.partitions }, () => new Float64Array(this.bins));
@@ -81,23 +89,24 @@ export class EchoFilter {
     this.fi = spectra();
     this.br = spectra();
     this.bi = spectra();
-    this.xPower = new Float64Array(this.bins);
     this.lastRef = new Float64Array(opts.block);
     this.frame = new Float64Array(2 * opts.block);
     this.spectrumR = new Float64Array(this.bins);
     this.spectrumI = new Float64Array(this.bins);
     this.time = new Float64Array(2 * opts.block);
     this.echo = new Float64Array(opts.block);
+    this.shares = new Float64Array(opts.partitions);
+    this.norm = new Float64Array(this.bins);
   }
 
   /** Forgets the path (a new alignment, a reset). */
   reset(): void {
     for (const a of [this.xr, this.xi, this.fr, this.fi, this.br, this.bi]) for (const s of a) s.fill(0);
-    this.xPower.fill(0);
     this.lastRef.fill(0);
     this.better = 0;
-    this.leak = 1;
+    this.leak = this.ratio = 1;
     this.nearEnd = false;
+    this.nearEndBlocks = 0;
   }
 
   /** Starts both filters from a single path: `gain` at `delay` samples (the fast path's estimate). */
@@ -121,26 +130,34 @@ export class EchoFilter {
   process(mic: ArrayLike<number>, ref: ArrayLike<number>, out: Float64Array): void {
     const B = this.block;
     const P = this.partitions;
-    const bins = this.bins;
     // The newest reference spectrum takes the oldest slot.
     this.head = (this.head + P - 1) % P;
     const xr = this.xr[this.head]!;
     const xi = this.xi[this.head]!;
-    for (let k = 0; k < bins; k++) this.xPower[k]! -= xr[k]! * xr[k]! + xi[k]! * xi[k]!;
     this.frame.set(this.lastRef);
     for (let i = 0; i < B; i++) this.frame[B + i] = ref[i]!;
     for (let i = 0; i < B; i++) this.lastRef[i] = ref[i]!;
     this.fft.forward(this.frame, xr, xi);
-    for (let k = 0; k < bins; k++) this.xPower[k] = Math.max(0, this.xPower[k]! + xr[k]! * xr[k]! + xi[k]! * xi[k]!);
 
     const fgError = this.errorOf(this.fr, this.fi, mic, out);
     this.echo.set(this.time.subarray(B));
     let fgEcho = 0;
     for (let i = 0; i < B; i++) fgEcho += this.echo[i]! * this.echo[i]!;
     // The residual's lowest share of the echo estimate lately: down at once, up slowly (as the suppressor's).
-    if (fgEcho > 1e-9 * B) this.leak = Math.min(1, Math.max(1e-4, Math.min(this.leak * LEAK_RISE, fgError / fgEcho)));
+    if (fgEcho > 1e-9 * B) {
+      // Smoothed over a few blocks first: one lucky block must not set how well the filter cancels.
+      this.ratio += RATIO_SMOOTHING * (Math.min(1, fgError / fgEcho) - this.ratio);
+      this.leak = Math.max(1e-4, Math.min(this.leak * LEAK_RISE, this.ratio));
+    }
     // Once the filter cancels well, far more error than it leaves is the user talking over the answer.
     this.nearEnd = this.leak < CONVERGED_LEAK && fgError > NEAR_END_RATIO * this.leak * fgEcho + 1e-9 * B;
+    // Long "double talk" is more likely a changed path than a user talking that long: start learning again.
+    this.nearEndBlocks = this.nearEnd ? this.nearEndBlocks + 1 : 0;
+    if (this.nearEndBlocks > MAX_NEAR_END_BLOCKS) {
+      this.leak = this.ratio = 1;
+      this.nearEnd = false;
+      this.nearEndBlocks = 0;
+    }
     const bgOut = this.frame;
     const bgError = this.errorOf(this.br, this.bi, mic, bgOut);
     this.adaptBackground(bgOut, this.nearEnd ? NEAR_END_STEP : 1);
@@ -199,12 +216,36 @@ export class EchoFilter {
     const er = this.spectrumR;
     const ei = this.spectrumI;
     this.fft.forward(t, er, ei);
+    // Proportionate steps: partitions holding more of the path (the direct sound, the early
+    // reflections) take larger steps than the quiet end of the tail, half of it spread evenly.
+    // A room's response decays, so this converges far faster than equal steps (IPNLMS's idea).
+    const shares = this.shares;
+    let total = 0;
+    for (let p = 0; p < P; p++) {
+      const wr = this.br[p]!;
+      const wi = this.bi[p]!;
+      let energy = 0;
+      for (let k = 0; k < bins; k++) energy += wr[k]! * wr[k]! + wi[k]! * wi[k]!;
+      shares[p] = Math.sqrt(energy);
+      total += shares[p]!;
+    }
+    for (let p = 0; p < P; p++) shares[p] = 0.5 + (total > 0 ? (0.5 * P * shares[p]!) / total : 0.5);
+    // Per bin, the reference power the step is normalized by, weighted as the steps are.
+    const norm = this.norm;
+    norm.fill(0);
     let mean = 0;
-    for (let k = 0; k < bins; k++) mean += this.xPower[k]!;
+    for (let p = 0; p < P; p++) {
+      const s = (this.head + p) % P;
+      const ar = this.xr[s]!;
+      const ai = this.xi[s]!;
+      const a = shares[p]!;
+      for (let k = 0; k < bins; k++) norm[k]! += a * (ar[k]! * ar[k]! + ai[k]! * ai[k]!);
+    }
+    for (let k = 0; k < bins; k++) mean += norm[k]!;
     // Regularized: bins with almost no reference energy must not take huge steps.
     const floor = 0.01 * (mean / bins) + 1e-10;
     for (let k = 0; k < bins; k++) {
-      const g = (scale * this.step) / (this.xPower[k]! + floor);
+      const g = (scale * this.step) / (norm[k]! + floor);
       er[k]! *= g;
       ei[k]! *= g;
     }
@@ -214,10 +255,11 @@ export class EchoFilter {
       const ai = this.xi[s]!;
       const wr = this.br[p]!;
       const wi = this.bi[p]!;
-      // W += conj(X) · E
+      const a = shares[p]!;
+      // W += a · conj(X) · E
       for (let k = 0; k < bins; k++) {
-        wr[k]! += ar[k]! * er[k]! + ai[k]! * ei[k]!;
-        wi[k]! += ar[k]! * ei[k]! - ai[k]! * er[k]!;
+        wr[k]! += a * (ar[k]! * er[k]! + ai[k]! * ei[k]!);
+        wi[k]! += a * (ar[k]! * ei[k]! - ai[k]! * er[k]!);
       }
     }
     // The gradient constraint (taps past one block are circular wrap-around), one partition a block.

@@ -22,11 +22,13 @@ const MIN_LEAK = 1e-4;
 export class EchoSuppressor {
   /** The share of the echo estimate's power the linear filter leaves behind. */
   leak = START_LEAK;
+  /** The residual's share, averaged over the last few blocks. */
+  private ratio = START_LEAK;
   private gain = 1;
 
   /** Starts over (a new echo path). */
   reset(): void {
-    this.leak = START_LEAK;
+    this.leak = this.ratio = START_LEAK;
     this.gain = 1;
   }
 
@@ -42,7 +44,11 @@ export class EchoSuppressor {
       pe += residual[i]! * residual[i]!;
       py += echo[i]! * echo[i]!;
     }
-    if (py > 1e-9 * n) this.leak = Math.min(1, Math.max(MIN_LEAK, Math.min(this.leak * RISE, pe / py)));
+    if (py > 1e-9 * n) {
+      // Averaged over a few blocks first: one lucky block must not make the suppressor trust the filter.
+      this.ratio += 0.2 * (Math.min(1, pe / py) - this.ratio);
+      this.leak = Math.max(MIN_LEAK, Math.min(this.leak * RISE, this.ratio));
+    }
     const target = pe > 0 ? Math.max(FLOOR, Math.min(1, 1 - (OVER * this.leak * py) / pe)) : 1;
     const from = this.gain;
     for (let i = 0; i < n; i++) out[offset + i] = residual[i]! * (from + ((target - from) * (i + 1)) / n);
