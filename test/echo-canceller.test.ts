@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { RealFft } from '../electron/audio/fft';
+import { toMono16k } from '../electron/audio/resample';
+import { readWavFile } from '../electron/audio/wav';
 import { EchoCanceller } from '../electron/pipeline/listen/echo-canceller';
+import { SPEECH_DIR, loadClip16k } from './engine-fixtures';
 
 const RATE = 16000;
 const N = 512;
@@ -74,5 +79,89 @@ describe('echo canceller (the assistant voice removed from the microphone)', () 
     const ec = new EchoCanceller({ sampleRate: RATE, maxDelayMs: 250, analysisMs: 512 });
     const mic = voice(0.032, 200, 3);
     assert.equal(ec.process(mic, null), mic);
+  });
+});
+
+const ROOMS_DIR = path.resolve(SPEECH_DIR, '../rooms');
+const room = async (name: string) => toMono16k(await readWavFile(path.join(ROOMS_DIR, `${name}.wav`)));
+
+/** `x` through the room's response `h` (FFT convolution, as long as `x`). */
+function convolve(x: Float32Array, h: Float32Array): Float32Array {
+  let size = 4;
+  while (size < x.length + h.length) size <<= 1;
+  const fft = new RealFft(size);
+  const spectrum = (v: Float32Array) => {
+    const padded = new Float64Array(size);
+    padded.set(v);
+    const re = new Float64Array(fft.bins);
+    const im = new Float64Array(fft.bins);
+    fft.forward(padded, re, im);
+    return { re, im };
+  };
+  const a = spectrum(x);
+  const b = spectrum(h);
+  for (let k = 0; k < fft.bins; k++) {
+    const r = a.re[k]! * b.re[k]! - a.im[k]! * b.im[k]!;
+    a.im[k] = a.re[k]! * b.im[k]! + a.im[k]! * b.re[k]!;
+    a.re[k] = r;
+  }
+  const y = new Float64Array(size);
+  fft.inverse(a.re, a.im, y);
+  return Float32Array.from(y.subarray(0, x.length));
+}
+
+const energy = (x: ArrayLike<number>) => {
+  let e = 0;
+  for (let i = 0; i < x.length; i++) e += x[i]! * x[i]!;
+  return e;
+};
+
+/**
+ * The assistant's voice (a speech clip) played into a room at `gain`, the user's clip spoken over it
+ * from `userAtS` (or never); returns the ERLE after the first second over windows without the user,
+ * and how far the output strays from the user's own voice while they talk (dB below it).
+ */
+async function roomRun(name: string, gain: number, userAtS: number | null) {
+  const voice = await loadClip16k('monologue');
+  const echo = convolve(voice, await room(name));
+  const user = new Float32Array(voice.length);
+  if (userAtS !== null) {
+    const words = await loadClip16k('weather');
+    const at = Math.round(userAtS * RATE);
+    user.set(words.subarray(0, Math.min(words.length, voice.length - at)), at);
+  }
+  const ec = new EchoCanceller({ sampleRate: RATE, maxDelayMs: 250, analysisMs: 512 });
+  let micEcho = 0;
+  let leftEcho = 0;
+  let userPower = 0;
+  let userError = 0;
+  for (let k = 0; (k + 1) * N <= voice.length; k++) {
+    const span = [k * N, (k + 1) * N] as const;
+    const mic = new Float32Array(N).map((_, i) => gain * echo[span[0] + i]! + user[span[0] + i]!);
+    const out = ec.process(mic, voice.subarray(...span));
+    const u = user.subarray(...span);
+    if (energy(u) > 0) {
+      userPower += energy(u);
+      userError += energy(out.map((v, i) => v - u[i]!));
+    } else if (span[0] >= RATE) {
+      micEcho += energy(mic);
+      leftEcho += energy(out);
+    }
+  }
+  return { erleDb: 10 * Math.log10(micEcho / Math.max(leftEcho, 1e-12)), userErrorDb: 10 * Math.log10(userError / Math.max(userPower, 1e-12)) };
+}
+
+describe('echo canceller in a reverberant room (shared impulse responses)', () => {
+  for (const name of ['laptop_office', 'speakers_hall']) {
+    it(`${name}: cancels the reverberation tail as well as the direct sound, at the answer's own level`, async () => {
+      const { erleDb } = await roomRun(name, 1, null);
+      assert.ok(erleDb >= 25, `ERLE after the first second ${erleDb.toFixed(1)} dB`);
+    });
+  }
+
+  it('keeps the user talking over reverberant echo: the output stays close to their voice', async () => {
+    const { erleDb, userErrorDb } = await roomRun('desk_speakers_living_room', 1, 4);
+    assert.ok(userErrorDb < -12, `output strays ${userErrorDb.toFixed(1)} dB below the user's voice`);
+    assert.ok(erleDb >= 25, `ERLE after the first second ${erleDb.toFixed(1)} dB, the user talking from 4 s`);
   });
 });
