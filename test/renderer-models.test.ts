@@ -8,7 +8,7 @@ import { percentile } from '../electron/stats';
 import { inputGainLabel, llmLine, modelLine, plannedKindLabel, serverHost, talkButtonLabel, turnEnds } from '../renderer/model/labels';
 import { DEFAULT_CATALOG } from '../native-models/catalog';
 import { optionalMissingLine } from '../native-models/setup-plan';
-import { summarize, waterfall } from '../renderer/model/latency';
+import { echoLine, summarize, waterfall } from '../renderer/model/latency';
 import { formatAlarmTime, formatCountdown, formatLength, sortTimers, timerTitle } from '../renderer/model/timers';
 import { patchAt, valueAt } from '../renderer/model/settings-patch';
 import { DEFAULT_SETTINGS } from '../electron/settings/schema';
@@ -169,6 +169,18 @@ describe('latency model', () => {
     assert.deepEqual(patchAt('mode', 'push-to-talk'), { mode: 'push-to-talk' });
     assert.equal(valueAt(DEFAULT_SETTINGS, 'endpointing.silenceMs'), 600);
     assert.equal(valueAt(DEFAULT_SETTINGS, 'nope.x'), undefined);
+  });
+});
+
+describe('echo line (the last answer that played)', () => {
+  it('names the ERLE after the first second, else over the whole answer, and skips turns with no answer', () => {
+    assert.equal(echoLine([]), null);
+    const played = { ...report({}), index: 2, echo: { erleDb: 30.4, erleSettledDb: 41.2, tailMs: 608 } };
+    const short = { ...report({}), index: 3, echo: { erleDb: 22.6, erleSettledDb: null, tailMs: 608 } };
+    const command = { ...report({}), index: 4, echo: null };
+    assert.equal(echoLine([played, command]), 'Own voice cancelled by 41 dB (608 ms echo tail), turn 3');
+    assert.equal(echoLine([played, short, command]), 'Own voice cancelled by 23 dB (608 ms echo tail), turn 4');
+    assert.equal(echoLine([{ ...played, echo: { erleDb: null, erleSettledDb: null, tailMs: 608 } }]), 'Own voice: no echo measured (608 ms echo tail), turn 3');
   });
 });
 

@@ -3,7 +3,7 @@
  * of the user's speech and the first sound of the answer went; below it the last turns as stacked
  * bars, and the session's p50/p95 per stage.
  */
-import { formatMs, STAGE_LABELS, summarize, waterfall, type StageKey } from '../model/latency';
+import { echoLine, formatMs, STAGE_LABELS, summarize, waterfall, type StageKey } from '../model/latency';
 import type { TurnReport } from '../../electron/pipeline/report';
 import { useUi } from '../store';
 import { StatsTable } from './StatsTable';
@@ -90,10 +90,16 @@ export function Latency() {
   const reports = useUi((s) => s.reports);
   const last = reports[reports.length - 1];
   const summary = summarize(reports);
+  const echo = echoLine(reports);
   return (
     <section className="panel latency" aria-labelledby="latency-title">
       <h2 id="latency-title">Where the time went</h2>
       {last ? <Waterfall report={last} /> : <p className="empty">Each turn's latency appears here: endpoint wait, speech to text, LLM (or a local command), TTS.</p>}
+      {echo && (
+        <p className="hint" data-testid="echo-erle">
+          {echo}
+        </p>
+      )}
       <ul className="legend" aria-hidden="true">
         {KEYS.map((k) => (
           <li key={k}>

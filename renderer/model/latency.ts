@@ -105,3 +105,17 @@ export function formatMs(ms: number | null): string {
   if (ms === null) return '—';
   return ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 }
+
+/**
+ * How well the assistant's own voice was taken out of the microphone during the last answer that
+ * played: "Own voice cancelled by 41 dB (608 ms echo tail)". Null before any answer played.
+ */
+export function echoLine(reports: readonly TurnReport[]): string | null {
+  const last = [...reports].reverse().find((r) => r.echo);
+  const echo = last?.echo;
+  if (!echo) return null;
+  // Cancelled to below measurement (a silent microphone, or echo entirely removed): say so plainly.
+  const erle = echo.erleSettledDb ?? echo.erleDb;
+  const amount = erle === null ? ': no echo measured' : ` cancelled by ${Math.round(erle)} dB`;
+  return `Own voice${amount} (${echo.tailMs} ms echo tail), turn ${last.index + 1}`;
+}
