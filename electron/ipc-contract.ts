@@ -12,8 +12,9 @@ import type { Settings } from './settings/schema';
 import type { FileProgress } from '../native-models/downloader';
 import type { SetupPlan } from '../native-models/setup-plan';
 import { SESSION_ID, type HistorySession, type HistorySessionInfo, type LogSummary } from './history/log-format';
+import { microphoneProblem, type MicrophoneSettings } from './microphone-settings';
 
-export type { FileProgress, SetupPlan, TimerView };
+export type { FileProgress, SetupPlan, TimerView, MicrophoneSettings };
 export type { HistorySession, HistorySessionInfo, LogSummary };
 
 export const IPC = {
@@ -73,7 +74,9 @@ export type Command =
   /** The Timers panel's Stop: silences whatever rings. */
   | { type: 'stop-ringing' }
   /** One-shot mode: listen for one turn (the Talk button, the global shortcut, the tray); over an answer, stop it first. */
-  | { type: 'activate' };
+  | { type: 'activate' }
+  /** The microphone opened: what the browser applied to it (echo cancellation, gain, rate...), as its track reports. */
+  | { type: 'microphone-settings'; settings: MicrophoneSettings };
 
 /** The longest timer id a command may carry (the book's own ids are short: "t12"). */
 export const MAX_TIMER_ID_LENGTH = 64;
@@ -133,6 +136,8 @@ export interface AppStatus {
   desktop: { shell: boolean; shortcut: string; shortcutError: string | null };
   /** The LLM server's API key: whether one is stored and how it is protected (the key itself never reaches the window). */
   apiKey: { stored: boolean; protection: string };
+  /** What the browser applied to the microphone, as the window last reported it; null until a microphone opens. */
+  microphone: MicrophoneSettings | null;
   /** Why the assistant is not available, and what to do about it. */
   error: string | null;
 }
@@ -259,6 +264,12 @@ export function parseCommand(v: unknown): Parsed<Command> {
       return typeof v.id === 'string' && v.id.length > 0 && v.id.length <= MAX_TIMER_ID_LENGTH
         ? { ok: true, value: { type: v.type, id: v.id } }
         : bad(`"id" must be a timer id (a string of 1 to ${MAX_TIMER_ID_LENGTH} characters)`);
+    }
+    case 'microphone-settings': {
+      const extra = onlyKeys(v, ['type', 'settings'], 'microphone-settings');
+      if (extra) return bad(extra);
+      const problem = microphoneProblem(v.settings);
+      return problem ? bad(`"settings" ${problem}`) : { ok: true, value: { type: v.type, settings: v.settings as MicrophoneSettings } };
     }
     default:
       return bad('is not a known command');

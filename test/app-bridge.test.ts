@@ -59,6 +59,32 @@ describe('the IPC contract validates what the renderer sends', () => {
     assert.equal(r.ok, false);
   });
 
+  it('validates what the browser applied to the microphone: the typed fields only, each in range', () => {
+    const settings = { echoCancellation: false, autoGainControl: false, noiseSuppression: false, sampleRate: 48000, channelCount: 1, label: 'Fake Default Audio Input' };
+    for (const c of [
+      { type: 'microphone-settings', settings },
+      { type: 'microphone-settings', settings: { ...settings, echoCancellation: 'remote-only', label: undefined } },
+      { type: 'microphone-settings', settings: { echoCancellation: null, autoGainControl: null, noiseSuppression: null, sampleRate: null, channelCount: null } },
+    ]) assert.deepEqual(parseCommand(c), { ok: true, value: c });
+    const bad: [unknown, RegExp][] = [
+      [{ type: 'microphone-settings' }, /"settings" must be an object/],
+      [{ type: 'microphone-settings', settings, extra: 1 }, /unknown field\(s\) "extra"/],
+      [{ type: 'microphone-settings', settings: { ...settings, deviceId: 'abc123' } }, /"settings" has unknown field\(s\) "deviceId"/],
+      [{ type: 'microphone-settings', settings: { ...settings, echoCancellation: 'yes' } }, /"echoCancellation" must be true, false, "all", "remote-only" or null/],
+      [{ type: 'microphone-settings', settings: { ...settings, autoGainControl: undefined } }, /"autoGainControl" must be true, false or null/],
+      [{ type: 'microphone-settings', settings: { ...settings, noiseSuppression: 0 } }, /"noiseSuppression" must be true, false or null/],
+      [{ type: 'microphone-settings', settings: { ...settings, sampleRate: 44100.5 } }, /"sampleRate" must be a whole number/],
+      [{ type: 'microphone-settings', settings: { ...settings, sampleRate: 1e9 } }, /"sampleRate" must be a whole number/],
+      [{ type: 'microphone-settings', settings: { ...settings, channelCount: 0 } }, /"channelCount" must be a whole number from 1/],
+      [{ type: 'microphone-settings', settings: { ...settings, label: 'x'.repeat(201) } }, /"label" must be text of at most 200/],
+    ];
+    for (const [input, message] of bad) {
+      const r = parseCommand(input);
+      assert.equal(r.ok, false, JSON.stringify(input));
+      if (!r.ok) assert.match(r.error, message);
+    }
+  });
+
   it('validates the LLM server requests, never echoing a key', () => {
     for (const r of [
       { type: 'llm-server-models' },

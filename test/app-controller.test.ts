@@ -25,9 +25,10 @@ describe('the app controller on the real engines', () => {
   const events: AppEvent[] = [];
   const audio: AssistantAudio[] = [];
   const controls: AssistantAudioControl[] = [];
+  const dataDir = tempDir('lva-ctl-');
 
   before(async () => {
-    const settingsFile = path.join(tempDir('lva-ctl-'), 'settings.json');
+    const settingsFile = path.join(dataDir, 'settings.json');
     // The end-of-turn model loads (shared/models has one) but is not asked: these tests time silence endpointing.
     await writeFile(settingsFile, JSON.stringify({ llm: { threads: 2, maxTokens: 24 }, endpointing: { turnModel: false } }));
     controller = new AssistantController({
@@ -84,6 +85,18 @@ describe('the app controller on the real engines', () => {
     assert.deepEqual([phases[0], phases.at(-1)], ['loading', 'ready']);
   });
 
+  it('keeps what the browser applied to the microphone in the status; a malformed report changes nothing', () => {
+    assert.equal(status().microphone, null, 'none before a window reports one');
+    const applied = { echoCancellation: true, autoGainControl: false, noiseSuppression: false, sampleRate: 48000, channelCount: 1, label: "Anna's AirPods" };
+    controller.command({ type: 'microphone-settings', settings: applied });
+    assert.deepEqual(status().microphone, applied);
+    const told = events.filter((e): e is Extract<AppEvent, { type: 'status' }> => e.type === 'status').at(-1);
+    assert.deepEqual(told?.status.microphone, applied, 'the window is told');
+    controller.command({ type: 'microphone-settings', settings: { ...applied, echoCancellation: 'sometimes' } });
+    assert.deepEqual(status().microphone, applied);
+    assert.ok(events.some((e) => e.type === 'notice' && /microphone-settings.*"echoCancellation" must be/.test(e.message)));
+  });
+
   it('microphone frames in real time become a turn; its audio reaches the sink with stream positions', async () => {
     const weather = await loadClip16k('weather');
     await speak(weather, 300);
@@ -108,6 +121,10 @@ describe('the app controller on the real engines', () => {
     const history = await controller.request({ type: 'history-sessions' });
     assert.ok(history.ok && 'sessions' in history, JSON.stringify(history));
     assert.deepEqual(history.sessions.map((s) => [s.id, s.turns, s.current]), [[logged.type === 'history' ? logged.session : '', 1, true]]);
+    // Logged with the microphone's settings as the window reported them, the device's name left out.
+    const [file] = await readdir(path.join(dataDir, 'history'));
+    const line = JSON.parse(await readFile(path.join(dataDir, 'history', file!), 'utf8')) as { microphone?: unknown };
+    assert.deepEqual(line.microphone, { echoCancellation: true, autoGainControl: false, noiseSuppression: false, sampleRate: 48000, channelCount: 1 });
   });
 
   it('with the microphone off, frames are ignored; interrupt stops an answer and tells the player', async () => {

@@ -48,10 +48,11 @@ async function waitForTurns(page: Page, count: number, timeout = 60_000): Promis
 
 /**
  * How many of the expected words were recognized. Through a real browser the audio passes Chromium's
- * echo cancellation, noise suppression and gain control before the tiny espeak-trained test
- * recognizer hears it. At the very start of a capture that processing sometimes eats the first
- * word ("t is he weather like to day" was seen once in a full run): the tests ask for half the words
- * and the key one, which proves the speech went through; word accuracy is the STT tests' business.
+ * capture and resampling before the tiny espeak-trained test recognizer hears it. When Chromium's
+ * echo cancellation, noise suppression and gain control still ran (the app now asks for them off),
+ * the start of a capture sometimes lost the first word ("t is he weather like to day" was seen once
+ * in a full run): the tests ask for half the words and the key one, which proves the speech went
+ * through; word accuracy is the STT tests' business.
  */
 function wordsRecognized(heard: string, expected: string): number {
   const got = new Set(heard.toLowerCase().split(/[^a-z']+/).filter(Boolean));
@@ -60,6 +61,18 @@ function wordsRecognized(heard: string, expected: string): number {
 
 async function userText(page: Page, index = 0): Promise<string> {
   return (await page.locator('[data-testid=user-text]').nth(index).textContent()) ?? '';
+}
+
+/** The microphone field of the first turn in the bridge's conversation history (beside its settings file), once it is written. */
+async function loggedMicrophone(bridge: Bridge): Promise<Record<string, unknown>> {
+  const dir = path.join(path.dirname(bridge.settingsFile), 'history');
+  for (let tries = 0; ; tries++) {
+    const files = existsSync(dir) ? (await readdir(dir)).filter((f) => f.endsWith('.jsonl')) : [];
+    const first = files.length ? (await readFile(path.join(dir, files.sort()[0]!), 'utf8')).split('\n')[0] : '';
+    if (first) return (JSON.parse(first) as { microphone: Record<string, unknown> }).microphone;
+    if (tries > 50) throw new Error(`no turn logged in ${dir}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 async function setSlider(page: Page, setting: string, value: number): Promise<void> {
@@ -82,7 +95,7 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
     await bridge?.resetSettings();
   });
 
-  it('hands-free: the words appear, the answer streams in and is spoken, the waterfall shows every stage', async () => {
+  it('hands-free: the words appear, the answer streams in and is spoken, the waterfall shows every stage', async (t) => {
     await withApp(bridge, clip('weather'), async (page) => {
       await page.locator('[data-testid=user-text]', { hasText: 'weather' }).waitFor({ timeout: 20_000 });
       await page.locator('[data-testid=assistant-text]').first().waitFor({ timeout: 20_000 });
@@ -120,6 +133,20 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
       const caption = (await turnTrace.locator('figcaption').textContent()) ?? '';
       if (byModel) assert.match(caption, /was ended by the model \d+ ms after speech/);
       assert.match(caption, label.endsWith('✓') ? /now: ended by the model \d+ ms after speech/ : /now: cut \d+ ms after speech/);
+      // The Models panel says what Chromium applied to its (fake) microphone: the raw capture the app
+      // asked for, each processing off. Its fake device opens 2 channels whatever is asked (44.1 kHz
+      // here): the panel says so, and only that.
+      await page.getByTestId('tab-models').click();
+      const micLine = (await page.getByTestId('microphone-line').textContent()) ?? '';
+      const shown = /^(\d+(?:\.\d)?) kHz, (\d+) channels?; browser echo cancellation off, auto gain off, noise suppression off$/.exec(micLine);
+      assert.ok(shown, micLine);
+      const refused = await page.getByTestId('microphone-not-honoured').allTextContents();
+      assert.deepEqual(refused, shown[2] === '1' ? [] : [`The browser opened ${shown[2]} channels although the app asked for 1: the app listens to the first.`]);
+      // The turn is logged with the same settings (the device's name left out).
+      const logged = await loggedMicrophone(bridge);
+      assert.deepEqual(logged, { echoCancellation: false, autoGainControl: false, noiseSuppression: false, sampleRate: logged.sampleRate, channelCount: Number(shown[2]) });
+      assert.equal(Math.round(Number(logged.sampleRate) / 100) / 10, Number(shown[1]), 'the panel shows the logged rate');
+      t.diagnostic(`Chromium's fake microphone: ${micLine}; device "${(await page.getByTestId('microphone-device').textContent({ timeout: 1000 }).catch(() => '')) ?? ''}"; logged ${JSON.stringify(logged)}`);
     });
   });
 

@@ -31,6 +31,7 @@ function status(patch: Partial<AppStatus>): AppEvent {
     llm: null,
     desktop: { shell: true, shortcut: 'CommandOrControl+Alt+Space', shortcutError: null },
     apiKey: { stored: false, protection: '' },
+    microphone: null,
     error: null,
   };
   return { type: 'status', status: { ...base, ...patch } };

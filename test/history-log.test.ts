@@ -202,6 +202,39 @@ describe('the session log', () => {
   });
 });
 
+describe('the microphone in the log', () => {
+  const mic = { echoCancellation: false, autoGainControl: false, noiseSuppression: false, sampleRate: 48000, channelCount: 1 } as const;
+  const at = '2026-12-02T10:00:00.000Z';
+
+  it('is logged with each turn as the browser applied it, and read back; the device name never reaches the file', async () => {
+    const dir = tempDir('lva-history-mic-');
+    const recorder = new HistoryRecorder(dir, { app: '0.1.0', catalog: TEST_CATALOG });
+    assert.equal((await recorder.record(sampleReport({ index: 0 }), DEFAULT_SETTINGS, {}, { ...mic, label: "Anna's AirPods" })).ok, true);
+    assert.equal((await recorder.record(sampleReport({ index: 1 }), DEFAULT_SETTINGS, {}, null)).ok, true);
+    const [file] = readdirSync(dir);
+    const text = readFileSync(path.join(dir, file!), 'utf8');
+    assert.ok(!text.includes('AirPods'), 'the label is not logged');
+    const [withMic, without] = linesOf(dir);
+    assert.deepEqual(withMic!.microphone, mic);
+    assert.ok(!('microphone' in without!), 'no microphone reported: no field');
+  });
+
+  it('older lines without it still read; a damaged one is skipped and says why', () => {
+    const old = readFileSync(path.join(FIXTURE, FIXTURE_A), 'utf8');
+    const parsed = parseLogLines(old);
+    assert.equal(parsed.turns.length, 3);
+    assert.deepEqual(parsed.skipped, []);
+    assert.ok(parsed.turns.every((t) => t.microphone === undefined));
+    const line = (microphone: unknown) => JSON.stringify({ ...(JSON.parse(formatLogLine(sampleReport(), { ...CONTEXT, session: '2026-12-02T10-00-00Z-0000', at })) as object), microphone });
+    const mixed = parseLogLines([line(mic), line({ ...mic, echoCancellation: 'remote-only' }), line({ ...mic, sampleRate: 'fast' }), line('on'), ''].join('\n'));
+    assert.deepEqual(mixed.turns.map((t) => t.microphone?.echoCancellation), [false, 'remote-only']);
+    assert.deepEqual(mixed.skipped, [
+      { line: 3, reason: 'bad "microphone"' },
+      { line: 4, reason: 'bad "microphone"' },
+    ]);
+  });
+});
+
 describe('the history requests from the window', () => {
   it('are validated: a session id must have the id shape, since must be a date, no extra fields', () => {
     const good = [{ type: 'history-sessions' }, { type: 'clear-history' }, { type: 'history-summary' }, { type: 'history-summary', since: '2026-12-01' }, { type: 'history-session', id: '2026-12-01T09-00-00Z-bbbb' }];

@@ -83,6 +83,17 @@ describe('the history summary of a fixture log', () => {
     assert.equal(summarize([]).rates.interruption, 0);
   });
 
+  it('a change of what the browser applied to the microphone is a change; a line without it (older logs) is none', async () => {
+    const turns = await fixtureTurns();
+    const mic = { echoCancellation: false, autoGainControl: false, noiseSuppression: false, sampleRate: 48000, channelCount: 1 } as const;
+    // Session B's three turns: the first with no microphone field, then one with the browser's canceller on, then off.
+    const later = [turns[3]!, { ...turns[4]!, microphone: { ...mic, echoCancellation: true } }, { ...turns[5]!, microphone: { ...mic, sampleRate: 16000 } }];
+    assert.deepEqual(
+      summarize(later).changes.map((c) => [c.turn, c.what]),
+      [[2, ['microphone echoCancellation true → false, sampleRate 48000 → 16000']]],
+    );
+  });
+
   it('npm run log -- summary --json prints the same summary; the table shows the figures and changes', async () => {
     const expected = summarize(await fixtureTurns());
     const json = await runCli('electron/cli/log.ts', ['summary', '--dir', FIXTURE, '--json']);

@@ -20,6 +20,7 @@ export function initialStatus(): AppStatus {
     llm: null,
     apiKey: { stored: false, protection: '' },
     desktop: { shell: false, shortcut: '', shortcutError: null },
+    microphone: null,
     error: null,
   };
 }

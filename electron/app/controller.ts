@@ -190,7 +190,7 @@ export class AssistantController {
       if (event.type === 'timer') this.timers.save();
       if (event.type === 'timers') this.timers.told(event.timers);
       if (event.type === 'state') this.assistantState = event.state;
-      if (event.type === 'turn') void this.history.record(event.report, this.store.current, engines.models);
+      if (event.type === 'turn') void this.history.record(event.report, this.store.current, engines.models, this.status.microphone);
       this.emit({ type: 'pipeline', event });
     });
     this.pipeline = pipeline;
@@ -275,6 +275,11 @@ export class AssistantController {
       case 'stop-ringing':
         if (p) p.stopRinging();
         else this.timers.stopRinging();
+        break;
+      case 'microphone-settings':
+        // Kept for the Models panel and logged with each turn: whether the browser really left the
+        // audio front end (echo cancellation, gain) to the app.
+        this.setStatus({ microphone: c.settings });
         break;
     }
   }

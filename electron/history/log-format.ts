@@ -5,6 +5,7 @@
 import { turnStages, type StageDistributions, type TurnStages } from '../bench/stages';
 import type { TurnReport } from '../pipeline/report';
 import type { Distribution } from '../stats';
+import { microphoneProblem, type LoggedMicrophone } from '../microphone-settings';
 
 export type { StageDistributions, TurnStages };
 
@@ -23,6 +24,12 @@ export interface LoggedTurn {
   settingsHash: string;
   /** "id@<first 8 hex of the catalog sha256>", or the id alone when no hash is known (a server LLM: its model name). */
   models: Partial<Record<LoggedModelKind, string>>;
+  /**
+   * What the browser applied to the microphone (echo cancellation, gain, noise suppression, rate,
+   * channels; never the device's name). Absent when none was reported: `talk --log`, which reads a
+   * file, and logs written before it was recorded.
+   */
+  microphone?: LoggedMicrophone;
   /** False when history.logText was off: userText, assistantText and heardText are then "". */
   texts: boolean;
   /** This turn's stage values, keyed and included as `npm run bench` does. */
@@ -37,6 +44,7 @@ export interface TurnContext {
   app: string;
   settingsHash: string;
   models: LoggedTurn['models'];
+  microphone?: LoggedMicrophone;
   texts: boolean;
 }
 
@@ -52,14 +60,14 @@ export interface PeriodFigures {
   interruption: number;
 }
 
-/** Where the models, the settings or the app version changed from one turn to the next. */
+/** Where the models, the settings, the app version or the microphone's processing changed from one turn to the next. */
 export interface LogChange {
   /** When the first turn after the change ended. */
   at: string;
   /** That turn's position (0-based) among the summarized turns. */
   turn: number;
   session: string;
-  /** e.g. "llm: a@12345678 → b@9abcdef0", "settings 1a2b3c4d5e6f → 3c4d5e6f7a8b", "app 0.1.0 → 0.2.0". */
+  /** e.g. "llm: a@12345678 → b@9abcdef0", "settings 1a2b3c4d5e6f → 3c4d5e6f7a8b", "app 0.1.0 → 0.2.0", "microphone echoCancellation true → false". */
   what: string[];
   /** From the previous change (or the first turn) to this one. */
   before: PeriodFigures;
@@ -121,6 +129,7 @@ export function formatLogLine(report: TurnReport, context: TurnContext): string 
     app: context.app,
     settingsHash: context.settingsHash,
     models: context.models,
+    ...(context.microphone ? { microphone: context.microphone } : {}),
     texts: context.texts,
     stages: turnStages(report),
     report: kept,
@@ -187,6 +196,8 @@ function turnProblem(v: unknown): string | null {
   for (const [key, ok] of Object.entries(TURN_FIELDS)) if (!ok(v[key])) return `bad or missing "${key}"`;
   const models = v.models;
   if (!isObj(models) || !Object.values(models).every(isStr)) return 'bad or missing "models"';
+  // Optional: older lines have none.
+  if (v.microphone !== undefined && microphoneProblem(v.microphone)) return 'bad "microphone"';
   const stages = v.stages;
   if (!isObj(stages)) return 'bad or missing "stages"';
   for (const key of STAGE_FIELDS) if (!isNumOrNull(stages[key])) return `bad or missing "stages.${key}"`;

@@ -7,6 +7,7 @@ import type { ModelEntry } from '../../native-models/types';
 import type { HistoryResult } from '../ipc-contract';
 import type { TurnReport } from '../pipeline/report';
 import type { Settings } from '../settings/schema';
+import { loggedMicrophone, type MicrophoneSettings } from '../microphone-settings';
 import type { HistorySession, HistorySessionInfo, LoggedModelKind, LogSummary } from './log-format';
 import { modelTags } from './model-tags';
 import { SessionLog, type AppendResult, type SessionLogOptions } from './session-log';
@@ -37,12 +38,16 @@ export class HistoryRecorder {
     this.log = new SessionLog(dir, options);
   }
 
-  /** Logs one turn; its words only when the settings allow it. */
-  async record(report: TurnReport, settings: Settings, models: LoadedModels): Promise<AppendResult> {
+  /**
+   * Logs one turn; its words only when the settings allow it. `microphone`: what the browser applied
+   * to it (the app; `talk` reads a file and has none), logged without the device's name.
+   */
+  async record(report: TurnReport, settings: Settings, models: LoadedModels, microphone?: MicrophoneSettings | null): Promise<AppendResult> {
     const result = await this.log.append(report, {
       app: this.options.app,
       settingsHash: settingsHash(settings),
       models: modelTags(models, this.options.catalog),
+      ...(microphone ? { microphone: loggedMicrophone(microphone) } : {}),
       texts: settings.history.logText,
     });
     if (result.ok) {

@@ -1,10 +1,11 @@
 /**
  * What the conversation history says about how turns went: per-stage percentiles (keyed as
  * `npm run bench`), how often answers were interrupted or needed a holding phrase, and where a model,
- * the settings or the app changed, with the figures before and after. Pure.
+ * the settings, the app or the microphone's processing changed, with the figures before and after. Pure.
  */
 import { stageDistributions } from '../bench/stages';
 import { distribution } from '../stats';
+import type { LoggedMicrophone } from '../microphone-settings';
 import { LOGGED_MODEL_KINDS, type LogChange, type LoggedTurn, type LogSummary, type PeriodFigures } from './log-format';
 
 /** Fraction of `turns` for which `test` holds; 0 for none. */
@@ -35,7 +36,22 @@ function differences(a: LoggedTurn, b: LoggedTurn): string[] {
   }
   if (a.settingsHash !== b.settingsHash) what.push(`settings ${a.settingsHash} → ${b.settingsHash}`);
   if (a.app !== b.app) what.push(`app ${a.app} → ${b.app}`);
+  const mic = microphoneChange(a.microphone, b.microphone);
+  if (mic) what.push(mic);
   return what;
+}
+
+const MIC_FIELDS: readonly (keyof LoggedMicrophone)[] = ['echoCancellation', 'autoGainControl', 'noiseSuppression', 'sampleRate', 'channelCount'];
+
+/**
+ * What the browser applied to the microphone differently, e.g. "microphone echoCancellation true → false":
+ * its figures before and after are how one would see whether the browser's processing helps. Only
+ * between turns that both have it (older lines and `talk --log` have none).
+ */
+function microphoneChange(a: LoggedMicrophone | undefined, b: LoggedMicrophone | undefined): string | null {
+  if (!a || !b) return null;
+  const changed = MIC_FIELDS.filter((k) => a[k] !== b[k]).map((k) => `${k} ${String(a[k])} → ${String(b[k])}`);
+  return changed.length > 0 ? `microphone ${changed.join(', ')}` : null;
 }
 
 function changes(turns: readonly LoggedTurn[]): LogChange[] {

@@ -1,9 +1,13 @@
 /**
- * The microphone: the browser's echo cancellation and noise suppression, captured at 16 kHz (the
- * browser resamples) in an AudioWorklet, and sent to the assistant in 20 ms frames.
+ * The microphone: raw capture at 16 kHz (the browser resamples) in an AudioWorklet, sent to the
+ * assistant in 20 ms frames. The browser's echo cancellation, gain control and noise suppression are
+ * asked to be off: the app cancels its own echo (it knows exactly what it played) and sets its own
+ * input gain, and a browser canceller or gain in front of them would keep changing the echo path the
+ * app's canceller learns. What the browser actually applied is reported to the assistant.
  */
 import type { AssistantApi } from '../../electron/ipc-contract';
 import { MIC_SAMPLE_RATE } from '../../electron/ipc-contract';
+import { readTrackSettings, REQUESTED_CHANNELS, REQUESTED_PROCESSING, type MicrophoneSettings } from '../../electron/microphone-settings';
 
 export interface Microphone {
   /** Resumes a context the autoplay policy held (needs a user gesture in a plain browser). */
@@ -16,9 +20,9 @@ export async function startMicrophone(api: AssistantApi, onLevel: (rms: number) 
   if (!navigator.mediaDevices?.getUserMedia) throw new Error('This browser gives no microphone access here (it needs http://127.0.0.1 or https).');
   let stream: MediaStream;
   try {
-    stream = await navigator.mediaDevices.getUserMedia({
-      audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true },
-    });
+    // Ideal values, not `exact`: a device that cannot turn its processing off still opens, and the
+    // window then says what stayed on.
+    stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: REQUESTED_CHANNELS, ...REQUESTED_PROCESSING } });
   } catch (e) {
     const name = (e as DOMException).name;
     if (name === 'NotAllowedError') throw new Error('Microphone access was denied. Allow it for this app, then reload.');
@@ -37,6 +41,8 @@ export async function startMicrophone(api: AssistantApi, onLevel: (rms: number) 
     onLevel(Math.sqrt(sum / frame.length));
   };
   source.connect(node);
+  const applied = appliedSettings(stream);
+  if (applied) api.send({ type: 'microphone-settings', settings: applied });
   return {
     resume: () => ctx.resume(),
     get running() {
@@ -49,4 +55,11 @@ export async function startMicrophone(api: AssistantApi, onLevel: (rms: number) 
       await ctx.close();
     },
   };
+}
+
+/** What the browser says it applied to the captured track; null when it has no track or cannot say. */
+function appliedSettings(stream: MediaStream): MicrophoneSettings | null {
+  const track = stream.getAudioTracks()[0];
+  if (!track || typeof track.getSettings !== 'function') return null;
+  return readTrackSettings({ ...track.getSettings() }, track.label);
 }

@@ -1,8 +1,47 @@
-/** Which models are loaded, where the LLM runs, and what to do when a model (an optional one included) is missing. */
-import { backendLabel, KIND_LABELS, modelLine } from '../model/labels';
+/**
+ * Which models are loaded, where the LLM runs, what to do when a model (an optional one included) is
+ * missing, and what the browser applied to the microphone.
+ */
+import type { MicrophoneSettings } from '../../electron/ipc-contract';
+import { backendLabel, KIND_LABELS, microphoneLines, modelLine } from '../model/labels';
 import { useUi } from '../store';
 import { LlmServerSettings } from './LlmServer';
 
+/**
+ * The microphone as the browser opened it. The app asks for raw capture (it cancels its own echo and
+ * sets its own gain); a browser that kept its own processing on is said plainly, as that changes what
+ * the app's canceller hears.
+ */
+function MicrophoneInfo({ microphone }: { microphone: MicrophoneSettings | null }) {
+  if (!microphone) {
+    return (
+      <dl className="llm-info" data-testid="microphone">
+        <dt>Microphone</dt>
+        <dd data-testid="microphone-line">not open yet</dd>
+      </dl>
+    );
+  }
+  const { line, notHonoured } = microphoneLines(microphone);
+  return (
+    <>
+      <dl className="llm-info" data-testid="microphone">
+        <dt>Microphone</dt>
+        <dd data-testid="microphone-line">{line}</dd>
+        {microphone.label && (
+          <>
+            <dt>Device</dt>
+            <dd data-testid="microphone-device">{microphone.label}</dd>
+          </>
+        )}
+      </dl>
+      {notHonoured.map(({ level, text }) => (
+        <div key={text} className={`notice mic-note${level === 'error' ? ' notice-error' : ''}`} role="status" data-testid="microphone-not-honoured">
+          {text}
+        </div>
+      ))}
+    </>
+  );
+}
 
 export function ModelsPanel() {
   const status = useUi((s) => s.status);
@@ -41,6 +80,7 @@ export function ModelsPanel() {
           );
         })}
       </ul>
+      <MicrophoneInfo microphone={status.microphone} />
       <LlmServerSettings />
       {status.llm?.server && (
         <dl className="llm-info" data-testid="llm-server-info">

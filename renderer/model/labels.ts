@@ -1,5 +1,6 @@
 /** Words the window uses for models and backends, in one place. */
-import type { ModelKind, ModelStatus } from '../../electron/ipc-contract';
+import type { MicrophoneSettings, ModelKind, ModelStatus } from '../../electron/ipc-contract';
+import { notHonoured, PROCESSING_NAMES, processingOn, REQUESTED_CHANNELS, type ProcessingName } from '../../electron/microphone-settings';
 import { acceleratorLabel } from '../../electron/settings/accelerator';
 
 export const KIND_LABELS: Record<ModelKind, string> = {
@@ -39,6 +40,40 @@ export function serverHost(baseUrl: string): string {
 export function llmLine(llm: { backend: string; gpuLayers: number; totalLayers: number; server?: { baseUrl: string; model: string } }): string {
   if (llm.backend === 'server' && llm.server) return `LLM ${llm.server.model} on ${serverHost(llm.server.baseUrl)}`;
   return `LLM on ${backendLabel(llm.backend)}${llm.backend !== 'cpu' ? ` · ${llm.gpuLayers}/${llm.totalLayers} layers` : ''}`;
+}
+
+const PROCESSING_WORDS: Record<ProcessingName, string> = {
+  echoCancellation: 'echo cancellation',
+  autoGainControl: 'auto gain',
+  noiseSuppression: 'noise suppression',
+};
+
+/** A processing value in words: "on", "off", "on (remote audio only)", "not reported". */
+function processingWord(v: MicrophoneSettings[ProcessingName]): string {
+  if (v === 'all') return 'on (all audio)';
+  if (v === 'remote-only') return 'on (remote audio only)';
+  const on = processingOn(v);
+  return on === null ? 'not reported' : on ? 'on' : 'off';
+}
+
+/**
+ * The Models panel's microphone line, "48 kHz, 1 channel; browser echo cancellation off, auto gain
+ * off, noise suppression off", and one plain sentence for each request the browser did not honour
+ * (a processing it kept on, more channels than one).
+ */
+export function microphoneLines(m: MicrophoneSettings): { line: string; notHonoured: { level: 'info' | 'error'; text: string }[] } {
+  const rate = m.sampleRate === null ? 'rate not reported' : `${Math.round(m.sampleRate / 100) / 10} kHz`;
+  const channels = m.channelCount === null ? 'channels not reported' : `${m.channelCount} channel${m.channelCount === 1 ? '' : 's'}`;
+  const processing = PROCESSING_NAMES.map((k) => `${PROCESSING_WORDS[k]} ${processingWord(m[k])}`);
+  return {
+    line: `${rate}, ${channels}; browser ${processing.join(', ')}`,
+    // A processing left on changes what the app's canceller learns; extra channels only cost a copy.
+    notHonoured: notHonoured(m).map((k) =>
+      k === 'channelCount'
+        ? { level: 'info', text: `The browser opened ${m.channelCount} channels although the app asked for ${REQUESTED_CHANNELS}: the app listens to the first.` }
+        : { level: 'error', text: `The browser did not turn its ${PROCESSING_WORDS[k]} off as the app asked: it still runs in front of the app's own echo canceller and input gain.` },
+    ),
+  };
 }
 
 /** The input gain shown beside the microphone meter ("+18 dB"); null when nothing is raised. */
