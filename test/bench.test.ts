@@ -30,7 +30,11 @@ describe('npm run bench', () => {
     assert.match(r.stdout, /voice to voice +\d+ +\d+/);
     assert.match(r.stdout, /1 run\(s\) × 2 clips = 3 turns/);
     const j = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(j), ['stages', 'prepared', 'machine', 'models', 'runs']);
+    assert.deepEqual(Object.keys(j), ['stages', 'prepared', 'machine', 'models', 'runs', 'echoCancellerMs']);
+    // The canceller ran on every window an answer played in; its cost is printed under the stages.
+    const cost = j.echoCancellerMs as { n: number; median: number; p95: number };
+    assert.ok(cost.n > 0 && cost.median > 0 && cost.median <= cost.p95, JSON.stringify(cost));
+    assert.match(r.stdout, /echo canceller \(per 32 ms window\) +\d+ +\d+\.\d{3} +\d+\.\d{3}/);
     const all = j.stages as Record<string, unknown>;
     assert.deepEqual(Object.keys(all), ['endpointMs', 'sttMs', 'llmTtftMs', 'ttsFirstAudioMs', 'voiceToVoiceMs', 'overheadMs', 'bargeInMs', 'afterEndMs', 'preparedLeadMs']);
     const { afterEndMs, ...rest } = all as { afterEndMs: { prepared: Dist; unprepared: Dist } } & Record<string, Dist>;

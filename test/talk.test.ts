@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { readWavFile } from '../electron/audio/wav';
+import { encodeWav, readWavFile } from '../electron/audio/wav';
 import type { TurnReport } from '../electron/pipeline/report';
 import { MANIFEST, MODELS, SPEECH, runCli, tempDir, words } from './helpers';
+
+/** The shared rooms' impulse responses (../shared/rooms). */
+const ROOMS = path.resolve(SPEECH, '../rooms');
 
 const dir = tempDir();
 const shortReplies = path.join(dir, 'short.json');
@@ -92,6 +95,21 @@ describe('talk (headless pipeline on the real engines)', () => {
     assert.match(stdout, /started by activation, ended by (silence|turn-model)/);
   });
 
+  it('--room with --cleaned: the answer comes back through a room, and the cleaned microphone is as long as the input', async () => {
+    const cleaned = path.join(dir, 'weather-cleaned.wav');
+    const { report, stdout } = await talk('weather', ['--room', path.join(ROOMS, 'laptop_small_room.wav'), '--echo', '0.5:10', '--cleaned', cleaned]);
+    assert.match(stdout, /room: .*laptop_small_room\.wav \(200 ms\), gain 0\.5, delay 10 ms/);
+    assert.ok(report.turns.length >= 1, 'the question was heard');
+    assert.deepEqual(words(report.turns[0]!.userText), words(MANIFEST.weather!.speech[0]!.text));
+    const input = await readWavFile(path.join(SPEECH, 'weather.wav'));
+    const wav = await readWavFile(cleaned);
+    assert.equal(wav.sampleRate, 16000);
+    assert.equal(wav.channelData[0]!.length, input.channelData[0]!.length, 'one sample per input sample');
+    // Before anything played, the canceller has nothing to take out: the words come through.
+    const loud = (x: Float32Array) => x.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
+    assert.ok(loud(wav.channelData[0]!.subarray(8000, 32000)) > 0.05, 'the user\'s words are in the cleaned signal');
+  });
+
   for (const clip of ['silence', 'noise']) {
     it(`${clip}: no turn`, async () => {
       const { report, output } = await talk(clip);
@@ -118,6 +136,8 @@ describe('talk: user errors give one clear line and a non-zero exit', () => {
   writeFileSync(badSettings, JSON.stringify({ endpointing: { silenceMs: -5 }, llm: { temperature: 'hot' } }));
   const emptyModels = tempDir('lva-nomodels-');
   const weatherPath = path.join(SPEECH, 'weather.wav');
+  const longIr = path.join(bad, 'hall.wav');
+  writeFileSync(longIr, encodeWav(new Float32Array(16000 * 3).fill(0.01), 16000));
 
   const cases: [string, string[], RegExp][] = [
     ['missing input file', ['--input', path.join(bad, 'nope.wav'), '--models', MODELS], /nope\.wav.*not found/i],
@@ -130,6 +150,12 @@ describe('talk: user errors give one clear line and a non-zero exit', () => {
     ['unknown option', ['--input', weatherPath, '--bogus'], /bogus/],
     ['bad --ptt', ['--input', weatherPath, '--models', MODELS, '--ptt', '2.3-0.4'], /--ptt/],
     ['bad --activate', ['--input', weatherPath, '--models', MODELS, '--activate', '0.2,soon'], /--activate: "soon" is not a time in seconds/],
+    ['--room: missing file', ['--input', weatherPath, '--models', MODELS, '--room', path.join(bad, 'nope.wav')], /^error: --room: .*nope\.wav not found/],
+    ['--room: not a WAV', ['--input', weatherPath, '--models', MODELS, '--room', notWav], /^error: --room: .*notes\.wav.*not a WAV/i],
+    ['--room: longer than 2 s', ['--input', weatherPath, '--models', MODELS, '--room', longIr], /^error: --room: .*hall\.wav is 3\.00 s long; an impulse response may last at most 2 s/],
+    ['--cleaned: no such folder', ['--input', weatherPath, '--models', MODELS, '--cleaned', path.join(bad, 'no', 'clean.wav')], /^error: --cleaned: the folder .* does not exist/],
+    ['--cleaned: not a .wav', ['--input', weatherPath, '--models', MODELS, '--cleaned', path.join(bad, 'clean.txt')], /^error: --cleaned: ".*clean\.txt" is not a \.wav file name/],
+    ['--cleaned over the input', ['--input', weatherPath, '--models', MODELS, '--cleaned', weatherPath], /^error: --cleaned: .* is also the input or the output/],
     ['--activate past the input', ['--input', weatherPath, '--models', MODELS, '--activate', '12'], /--activate: 12 s is not within the input/],
   ];
   for (const [name, args, message] of cases) {

@@ -29,11 +29,11 @@ export interface TurnClip {
 
 type Entry = Omit<TurnClip, 'samples'>;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
-/** A {"start", "end"} span in seconds, as ms; throws a message naming `where` when it is not one. */
-function span(v: unknown, where: string): { startMs: number; endMs: number } {
+/** A {"start", "end"} span in seconds, as ms; throws a ManifestProblem naming `where` when it is not one. */
+export function span(v: unknown, where: string): { startMs: number; endMs: number } {
   if (!isObject(v)) return fail(`${where} must be an object like {"start": 1.2, "end": 1.8}`);
   if (!isTime(v.start)) return fail(`${where}.start must be a number of seconds (0 or more), got ${JSON.stringify(v.start)}`);
   if (!isTime(v.end)) return fail(`${where}.end must be a number of seconds (0 or more), got ${JSON.stringify(v.end)}`);
@@ -41,8 +41,9 @@ function span(v: unknown, where: string): { startMs: number; endMs: number } {
   return { startMs: v.start * 1000, endMs: v.end * 1000 };
 }
 
-class ManifestProblem extends Error {}
-function fail(message: string): never {
+/** What is wrong with a manifest, said in a few words; the reader turns it into a UserError naming the file. */
+export class ManifestProblem extends Error {}
+export function fail(message: string): never {
   throw new ManifestProblem(message);
 }
 

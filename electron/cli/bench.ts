@@ -1,12 +1,14 @@
 /**
  * `npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json]`
  * `npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]`
+ * `npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick]`
  *
  * Runs the app's pipeline (same code, real engines, fast clock) over every clip of a speech corpus
  * (its manifest.json), N times, and reports where the milliseconds go: per stage median, p95, p99
  * and max over all turns; our own overhead; barge-in reaction; each engine's real-time factor;
  * model load times; peak memory; and the machine, so results can be compared.
- * With --turns: the turn-taking benchmark instead (electron/bench/turns.ts).
+ * With --turns: the turn-taking benchmark instead (electron/bench/turns.ts); with --rooms, the room
+ * benchmark (electron/bench/rooms.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +18,8 @@ import { toMono16k } from '../audio/resample';
 import { instrument, newAccount, type EngineAccount } from '../bench/instrument';
 import { machineInfo, machineLine, rtf, type MachineInfo } from '../bench/machine';
 import { STAGE_ROWS, stageDistributions, turnStages, type StageDistributions } from '../bench/stages';
+import { readRoomCorpus, readRooms } from '../bench/room-corpus';
+import { costSummary, QUICK_CLIPS, ROOM_GAINS, roomTable, runRoomBench } from '../bench/rooms';
 import { readTurnCorpus } from '../bench/turn-corpus';
 import { tradeoffSvg } from '../bench/turn-svg';
 import { chartSeries, policySweep, runTurnBench, turnTable } from '../bench/turns';
@@ -33,6 +37,7 @@ import { loadEnginesFor } from './engines-for';
 
 const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json]';
 const TURNS_USAGE = 'npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]';
+const ROOMS_USAGE = 'npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick]';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DEFAULT_CORPUS = path.resolve(here, '../../../shared/speech');
 const DEFAULT_TURN_CORPUS = path.join(DEFAULT_CORPUS, 'turns');
@@ -45,6 +50,8 @@ export interface BenchResult {
   machine: MachineInfo;
   models: Record<'vad' | 'stt' | 'llm' | 'tts', { id: string; loadMs: number; rtf: number | null }>;
   runs: number;
+  /** The echo canceller's time per 32 ms window (while the assistant played: echo expected), over every clip. */
+  echoCancellerMs: { n: number; median: number | null; p95: number | null };
 }
 
 interface Clip {
@@ -77,7 +84,7 @@ async function readCorpus(dir: string): Promise<Clip[]> {
  * One run: each clip through the app's pipeline on a fresh clock and timeline (the engines stay
  * loaded, the conversation is reset), fed until its answers have finished playing.
  */
-async function runOnce(engines: Parameters<typeof instrument>[0], clips: Clip[], settings: Settings, account: EngineAccount): Promise<TurnReport[][]> {
+async function runOnce(engines: Parameters<typeof instrument>[0], clips: Clip[], settings: Settings, account: EngineAccount, echoCosts: number[]): Promise<TurnReport[][]> {
   const perClip: TurnReport[][] = [];
   for (const clip of clips) {
     const clock = new FastForwardClock();
@@ -87,6 +94,7 @@ async function runOnce(engines: Parameters<typeof instrument>[0], clips: Clip[],
       if (e.type === 'audio') account.llm.audioMs += e.endMs - e.startMs;
     });
     perClip.push(await runInput(pipeline, clip.samples, clock, output, { fast: true }));
+    echoCosts.push(...pipeline.echoCostMs);
   }
   return perClip;
 }
@@ -105,6 +113,8 @@ function table(r: BenchResult, clips: number, turns: number): string {
     const digits = name.startsWith('overhead') ? 1 : 0;
     lines.push(`${name.padEnd(w)}  ${String(d.n).padStart(4)}  ${fmt(d.median, digits).padStart(7)}  ${fmt(d.p95, digits).padStart(7)}  ${fmt(d.p99, digits).padStart(7)}  ${fmt(d.max, digits).padStart(7)}`);
   }
+  const e = r.echoCancellerMs;
+  lines.push(`${'echo canceller (per 32 ms window)'.padEnd(w)}  ${String(e.n).padStart(4)}  ${fmt(e.median, 3).padStart(7)}  ${fmt(e.p95, 3).padStart(7)}`);
   lines.push('');
   lines.push(`${'engine'.padEnd(6)}  ${'model'.padEnd(32)}  ${'load ms'.padStart(8)}  ${'RTF'.padStart(6)}`);
   for (const [kind, m] of Object.entries(r.models)) {
@@ -128,6 +138,9 @@ runCli(async () => {
       turns: { type: 'boolean' },
       svg: { type: 'string' },
       quick: { type: 'boolean' },
+      rooms: { type: 'string' },
+      gains: { type: 'string' },
+      clips: { type: 'string' },
     },
     USAGE,
     `Runs the app's pipeline over a speech corpus and prints per-stage latency (median, p95, p99, max),
@@ -135,35 +148,47 @@ endpoint error, our overhead, barge-in reaction, engine load times and real-time
 With --turns, the turn-taking benchmark: end-of-turn policies (silence alone, the end-of-turn model)
 over a corpus with marked pauses, false cut-offs against end latency, and voice-to-voice of the
 streaming pipeline against a sequential one.
+With --rooms, the room benchmark: the clips with the assistant's answers coming back through each
+room's impulse response, at echo gains 0.5 and 1: self-interruptions, false turns, barge-ins, ERLE.
 
 Usage: ${USAGE}
        ${TURNS_USAGE}
+       ${ROOMS_USAGE}
 
   --models DIR       where to find models (default: the user's models folder, then the bundled ones)
   --corpus DIR       a folder of WAV clips with manifest.json (default: ../shared/speech; with --turns ../shared/speech/turns)
-  --runs N           passes over the corpus (default 3; not with --turns)
+  --runs N           passes over the corpus (default 3; not with --turns or --rooms)
   --settings FILE    settings JSON merged over the defaults (default: llm.maxTokens 64)
   --json OUT.json    also write the numbers as JSON
   --turns            the turn-taking benchmark
   --svg OUT.svg      with --turns: also draw false cut-offs against end latency, per policy family
-  --quick            with --turns: three policies (silence 300 and 600 ms, the model at p>=0.5 after 200 ms) instead of the sweep
+  --quick            with --turns: three policies (silence 300 and 600 ms, the model at p>=0.5 after 200 ms) instead of the sweep;
+                     with --rooms: four clips (${QUICK_CLIPS.join(', ')})
+  --rooms DIR        the room benchmark over every impulse response (*.wav) in DIR, e.g. ../shared/rooms
+  --gains G,...      with --rooms: the echo gains (default ${ROOM_GAINS.join(',')}; each 0-4)
+  --clips NAME,...   with --rooms: only these clips of the corpus
   -h, --help         this help`,
   );
-  if (!values.turns && (values.svg !== undefined || values.quick)) throw new UserError(`--svg and --quick go with --turns. Usage: ${TURNS_USAGE}`, 'usage');
+  if (values.rooms !== undefined) {
+    if (values.turns || values.svg !== undefined || values.runs !== undefined) throw new UserError(`--turns, --svg and --runs do not go with --rooms. Usage: ${ROOMS_USAGE}`, 'usage');
+  } else if (values.gains !== undefined || values.clips !== undefined) throw new UserError(`--gains and --clips go with --rooms. Usage: ${ROOMS_USAGE}`, 'usage');
+  if (!values.turns && values.rooms === undefined && (values.svg !== undefined || values.quick)) throw new UserError(`--svg and --quick go with --turns (--quick also with --rooms). Usage: ${TURNS_USAGE}`, 'usage');
   if (values.turns && values.runs !== undefined) throw new UserError(`--runs does not go with --turns (each policy runs once over the corpus). Usage: ${TURNS_USAGE}`, 'usage');
   const base = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Short answers keep a run about latency, not about how long the model can talk.
   const settings = values.settings ? base : mergeSettings(base, { llm: { maxTokens: 64 } });
   if (values.turns) return benchTurns(settings, values);
+  if (values.rooms !== undefined) return benchRooms(settings, { ...values, rooms: values.rooms });
   const runs = Number(values.runs ?? '3');
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
   const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
   const engines = await loadEnginesFor(settings, values.models);
   const account = newAccount();
   const reports: TurnReport[] = [];
+  const echoCosts: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
-      const perClip = await runOnce(engines, clips, settings, account);
+      const perClip = await runOnce(engines, clips, settings, account, echoCosts);
       for (const r of perClip) reports.push(...r);
       process.stderr.write(`run ${i + 1}/${runs}: ${perClip.flat().length} turns\n`);
     }
@@ -187,6 +212,7 @@ Usage: ${USAGE}
       tts: { id: engines.models.tts.id, loadMs: engines.models.tts.loadMs, rtf: rtf(account.tts) },
     },
     runs,
+    echoCancellerMs: costSummary(echoCosts),
   };
   console.log(table(result, clips.length, reports.length));
   if (values.json) {
@@ -222,5 +248,37 @@ async function benchTurns(settings: Settings, values: { models?: string; corpus?
     const about = `${result.clips} clips, ${p0?.holds ?? 0} holds, ${p0?.ends ?? 0} end pauses; end-of-turn model ${result.models.turn.id}, VAD ${result.models.vad.id}; ${result.machine.cpu}, ${result.machine.cores} cores`;
     await writeFile(values.svg, tradeoffSvg(chartSeries(policySweep(values.quick), result.policies), undefined, about));
     console.log(`wrote ${values.svg}`);
+  }
+}
+
+/** `--gains 0.5,1`: echo gains from 0 to 4, as `--echo` takes them. */
+function parseGains(spec: string): number[] {
+  return spec.split(',').map((part) => {
+    const g = /^\s*\d+(?:\.\d+)?\s*$/.test(part) ? Number(part) : NaN;
+    if (!(g >= 0 && g <= 4)) throw new UserError(`--gains: "${part}" is not an echo gain from 0 to 4 (example: --gains 0.5,1)`, 'usage');
+    return g;
+  });
+}
+
+/** `--rooms DIR`: the room benchmark (electron/bench/rooms.ts), its table and JSON. */
+async function benchRooms(settings: Settings, values: { rooms: string; models?: string; corpus?: string; json?: string; gains?: string; clips?: string; quick?: boolean }): Promise<void> {
+  const gains = values.gains === undefined ? [...ROOM_GAINS] : parseGains(values.gains);
+  if (values.quick && values.clips !== undefined) throw new UserError(`--quick chooses the clips: give it or --clips, not both. Usage: ${ROOMS_USAGE}`, 'usage');
+  const only = values.quick ? QUICK_CLIPS : values.clips === undefined ? null : values.clips.split(',').map((c) => c.trim());
+  const rooms = await readRooms(path.resolve(values.rooms));
+  const clips = await readRoomCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS), only);
+  const engines = await loadEnginesFor(settings, values.models);
+  let result;
+  try {
+    result = await runRoomBench(engines, rooms, clips, gains, settings, (line) => process.stderr.write(`${line}\n`));
+  } finally {
+    await engines.dispose();
+  }
+  console.log(roomTable(result));
+  console.log(machineLine(result.machine));
+  console.log(`took ${result.tookS} s after loading the models`);
+  if (values.json) {
+    await writeFile(values.json, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`wrote ${values.json}`);
   }
 }

@@ -2,13 +2,15 @@
  * Headless run of the voice pipeline: a WAV file plays the microphone, the assistant's voice goes to
  * a WAV file on the same timeline, and every turn is printed and reported. Same code as the app.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { readWavFile, writeWavFile } from '../audio/wav';
 import { toMono16k } from '../audio/resample';
 import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, withoutSecrets, type Settings } from '../settings/schema';
 import { FastForwardClock, RealtimeClock } from '../pipeline/clock';
-import { EchoSimulator, parseEchoSpec } from '../pipeline/run/echo';
+import { EchoSimulator, irMs, parseEchoSpec, readImpulseResponse, RoomSimulator, type EchoPath } from '../pipeline/run/echo';
+import { VAD_SAMPLE_RATE } from '../engines/vad';
 import type { PipelineEvent } from '../pipeline/events';
 import { TimelineOutput } from '../pipeline/speak/output';
 import type { TurnReport } from '../pipeline/report';
@@ -23,7 +25,7 @@ import { HistoryRecorder } from '../history/recorder';
 import { loadEnginesFor } from './engines-for';
 
 const USAGE =
-  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--now HH:MM] [--tail SECONDS] [--log DIR] [--fast] [--quiet]';
+  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--room IR.wav] [--cleaned CLEAN.wav] [--now HH:MM] [--tail SECONDS] [--log DIR] [--fast] [--quiet]';
 
 const HELP = `Runs the voice pipeline headless: a WAV file plays the microphone, every turn is printed.
 
@@ -37,6 +39,9 @@ Usage: ${USAGE}
   --ptt START-END,...    hold the push-to-talk key over these spans (seconds); implies push-to-talk mode
   --activate S,...       one-shot activations at these times (seconds), as the shortcut would; implies one-shot mode
   --echo GAIN:DELAY_MS   mix the assistant's voice back into the input, as laptop speakers would
+  --room IR.wav          play the assistant's voice through a room: convolve it with this impulse response
+                         (any WAV up to 2 s) before mixing it in; --echo then adds gain and delay (default 1:0)
+  --cleaned CLEAN.wav    the microphone after echo cancellation (16 kHz, as long as the input)
   --now HH:MM            the local time of day when the input starts (default: the system clock)
   --tail SECONDS         after the input, keep listening this long for timers and alarms to ring (default 30)
   --fast                 skip idle waiting (engine work still runs at wall speed)
@@ -116,6 +121,29 @@ export function formatTurn(r: TurnReport): string {
   ].join('\n');
 }
 
+/** `--cleaned FILE`: refused before any model loads when it could not be written or would overwrite the input or OUT.wav. */
+async function checkCleanedPath(file: string, others: (string | undefined)[]): Promise<void> {
+  if (!/\.wav$/i.test(file)) throw new UserError(`--cleaned: "${file}" is not a .wav file name (example: --cleaned clean.wav)`, 'usage');
+  if (others.some((o) => o !== undefined && path.resolve(o) === path.resolve(file))) {
+    throw new UserError(`--cleaned: ${file} is also the input or the output; give it a name of its own`, 'usage');
+  }
+  const dir = path.dirname(path.resolve(file));
+  const folder = await stat(dir).catch(() => null);
+  if (!folder?.isDirectory()) throw new UserError(`--cleaned: the folder ${dir} does not exist; create it first`, 'usage');
+}
+
+/** The cleaned windows back to back, cut (or padded with silence) to `length` samples: the input's timeline. */
+function joinWindows(windows: Float32Array[], length: number): Float32Array {
+  const out = new Float32Array(length);
+  let at = 0;
+  for (const w of windows) {
+    if (at >= length) break;
+    out.set(w.subarray(0, length - at), at);
+    at += w.length;
+  }
+  return out;
+}
+
 /** `--log DIR`: the app's conversation history, in DIR; the folder is made (or refused) before any model loads. */
 async function talkHistory(dir: string): Promise<HistoryRecorder> {
   try {
@@ -141,6 +169,8 @@ async function main(): Promise<void> {
       ptt: { type: 'string' },
       activate: { type: 'string' },
       echo: { type: 'string' },
+      room: { type: 'string' },
+      cleaned: { type: 'string' },
       now: { type: 'string' },
       tail: { type: 'string' },
       log: { type: 'string' },
@@ -158,6 +188,9 @@ async function main(): Promise<void> {
   if (values.echo !== undefined && !echo) {
     throw new UserError(`--echo: "${values.echo}" is not GAIN:DELAY_MS (gain 0-4, delay 0-2000 ms; example: --echo 0.5:30)`, 'usage');
   }
+  if (values.room === '') throw new UserError(`--room needs an impulse response WAV file. Usage: ${USAGE}`, 'usage');
+  const room = values.room === undefined ? null : await readImpulseResponse(values.room, '--room');
+  if (values.cleaned !== undefined) await checkCleanedPath(values.cleaned, [values.input, values.output]);
   const epochBase = values.now === undefined ? Date.now() : parseNow(values.now);
   const tailMs = values.tail === undefined ? DEFAULT_TAIL_MS : parseTail(values.tail);
   if (values.log === '') throw new UserError(`--log needs a folder. Usage: ${USAGE}`, 'usage');
@@ -186,7 +219,10 @@ async function main(): Promise<void> {
   const clock = values.fast ? new FastForwardClock() : new RealtimeClock();
   const output = new TimelineOutput();
   const timers = new TimerBook();
-  const pipeline = new VoicePipeline(engines, output, clock, () => settings, { timers, epochBase });
+  // The cleaned microphone, window by window (copied: the canceller may reuse its buffer).
+  const cleaned: Float32Array[] = [];
+  const onCleaned = values.cleaned === undefined ? undefined : (w: Float32Array) => void cleaned.push(w.slice());
+  const pipeline = new VoicePipeline(engines, output, clock, () => settings, { timers, epochBase, ...(onCleaned ? { onCleaned } : {}) });
   pipeline.events.on((e) => {
     if (e.type === 'turn') void history?.record(e.report, settings, engines.models);
     if (e.type === 'partial') log(`  … ${e.text}`);
@@ -206,7 +242,9 @@ async function main(): Promise<void> {
   try {
     let held = false;
     const pending = [...(activations ?? [])];
-    const speakers = echo ? new EchoSimulator(output, echo.gain, echo.delayMs) : null;
+    // --room alone is --echo 1:0 through the room.
+    const speakers: EchoPath | null = room ? new RoomSimulator(output, room, echo?.gain ?? 1, echo?.delayMs ?? 0) : echo ? new EchoSimulator(output, echo.gain, echo.delayMs) : null;
+    if (room) log(`room: ${values.room} (${irMs(room)} ms), gain ${echo?.gain ?? 1}, delay ${echo?.delayMs ?? 0} ms`);
     await runInput(pipeline, samples, clock, output, {
       fast: values.fast,
       // As talk always has: a turn still open when the silence tail runs out (maxTailMs) stays unreported.
@@ -235,6 +273,7 @@ async function main(): Promise<void> {
     const lengthMs = Math.max(audio.durationSec * 1000, Number.isFinite(output.endMs) ? output.endMs : 0);
     await writeWavFile(values.output, output.render(rate, lengthMs), rate);
   }
+  if (values.cleaned) await writeWavFile(values.cleaned, joinWindows(cleaned, samples.length), VAD_SAMPLE_RATE);
   if (values.report) {
     const report = {
       turns: pipeline.reports,
