@@ -44,6 +44,20 @@ const SILENT = 1e-7;
 const BLOCK = 256;
 /** Taps kept before the direct sound when the filter is placed, for a delay found a little late. */
 const LEAD = 64;
+/** The reference envelope's fall per block: 60 dB in 0.6 s, a reverberant room's decay. */
+const REF_DECAY = 10 ** (-6 * (BLOCK / 16000 / 0.6));
+/** How much of each block's power enters the smoothed powers (about 150 ms). */
+const LOUDNESS_SMOOTHING = 0.1;
+/** Blocks (1.5 s) of reference heard during which an unconverged filter's microphone stands for the echo. */
+const EARLY_BLOCKS = 94;
+/** Blocks of the answer (0.5 s) after which the measured loudness replaces the prior. */
+const PRIOR_BLOCKS = 30;
+/** A filter leaving less than this share (-10 dB) has learnt enough to keep when the direct path is found. */
+const CONVERGED_SHARE = 0.1;
+/** The least residual share the coarse estimate assumes (see coarseResidual). */
+const MIN_SHARE = 0.01;
+/** No room makes the echo louder than this many times the reference's power. */
+const MAX_LOUDNESS = 16;
 
 export class EchoCanceller {
   private readonly mic: Float32Array;
@@ -57,11 +71,18 @@ export class EchoCanceller {
   private gain = 0;
   /** Where the filter's first tap sits on the reference, in samples of delay. */
   private offset = 0;
-  /** The filter was placed on a found direct path (before that it starts at delay 0, unseeded). */
+  /** The filter was placed on a found direct path (before that it starts at delay 0). */
   private placed = false;
   private windows = 0;
   /** Samples since the reference last had signal (the echo can outlast it by the delay and the tail). */
   private refQuiet = Infinity;
+  /** The reference's power envelope, held and let down at a reverberant room's pace. */
+  private refLevel = 0;
+  /** Smoothed echo and reference powers, whose ratio is the room's loudness (see coarseResidual). */
+  private micSmooth = 0;
+  private refSmooth = 0;
+  /** Blocks heard with the reference playing: the loudness measured is trusted once there are enough. */
+  private heardBlocks = 0;
   /** The last window, for the meter. */
   readonly last: EchoWindowStats = { active: false, micEnergy: 0, outEnergy: 0 };
 
@@ -107,8 +128,9 @@ export class EchoCanceller {
     const len = this.ref.length;
     for (let b = 0; b < n; b += BLOCK) {
       const refBlock = this.ref.subarray(len - n + b - this.offset, len - n + b - this.offset + BLOCK);
-      this.filter.process(mic.subarray(b, b + BLOCK), refBlock, this.residual);
-      this.suppressor.process(this.residual, this.filter.echo, out, b);
+      const micBlock = mic.subarray(b, b + BLOCK);
+      this.filter.process(micBlock, refBlock, this.residual);
+      this.suppressor.process(this.residual, this.filter.echo, out, b, this.coarseResidual(micBlock, refBlock));
     }
     const outEnergy = energy(out, 0, n);
     // Removing echo can only make the input quieter: louder means the model is wrong here.
@@ -120,11 +142,42 @@ export class EchoCanceller {
     return out;
   }
 
+  /**
+   * The echo left, as a power, judged from the reference alone: the room's loudness (microphone power
+   * per reference power, both smoothed) times the reference's envelope (which decays no faster than a
+   * reverberant room), times the share the filter has not learnt yet. It covers the first moments of
+   * an answer, before the filter has converged; a user talking then raises it and is held down too,
+   * the price of never taking the answer's first words for theirs.
+   */
+  private coarseResidual(mic: Float32Array, ref: Float32Array): number {
+    const pd = energy(mic, 0, BLOCK) / BLOCK;
+    const px = energy(ref, 0, BLOCK) / BLOCK;
+    this.refLevel = Math.max(px, this.refLevel * REF_DECAY);
+    // The echo's power: the filter's own estimate (the user's voice is not in it), or the
+    // microphone's in the first moments, before the filter has converged. Both powers smoothed over about 150 ms: the echo lags the
+    // reference by the room's delay and build-up.
+    // Past the first moments the microphone is not trusted for it (with no echo at all, as on
+    // headphones, the filter never converges, and the microphone then holds only the user).
+    const early = this.heardBlocks < EARLY_BLOCKS && this.filter.residualShare >= CONVERGED_SHARE;
+    const echo = early ? pd : energy(this.filter.echo, 0, BLOCK) / BLOCK;
+    this.micSmooth += LOUDNESS_SMOOTHING * (echo - this.micSmooth);
+    this.refSmooth += LOUDNESS_SMOOTHING * (this.refLevel - this.refSmooth);
+    if (this.refSmooth <= SILENT) return 0;
+    if (px > SILENT) this.heardBlocks++;
+    // Until it has heard enough of the room, it assumes the echo as loud as the answer itself.
+    const prior = Math.max(0, 1 - this.heardBlocks / PRIOR_BLOCKS);
+    const loudness = Math.min(MAX_LOUDNESS, Math.max(this.micSmooth / this.refSmooth, prior));
+    // New sounds land in frequencies the filter has not learnt: never trust it below -20 dB here.
+    return Math.max(MIN_SHARE, this.filter.residualShare) * loudness * this.refLevel;
+  }
+
   /** A direct path was found at `delay` with `gain`: place the filter on it unless it already covers it. */
   private place(delay: number, gain: number): void {
     const span = this.filter.partitions * BLOCK;
-    // Once placed, the filter follows small moves of the direct sound itself.
-    if (this.placed && delay >= this.offset && delay < this.offset + span / 2) return;
+    // The filter follows small moves of the direct sound itself and keeps what it learnt, unless it
+    // has learnt little yet: then the found path is the better start.
+    const covered = delay >= this.offset && delay < this.offset + span / 2;
+    if (covered && (this.placed || this.filter.residualShare < CONVERGED_SHARE)) return;
     this.placed = true;
     this.offset = Math.max(0, delay - LEAD);
     this.filter.reset();
@@ -205,7 +258,7 @@ function shiftIn(buf: Float32Array, x: Float32Array): void {
   buf.set(x, buf.length - x.length);
 }
 
-function energy(x: Float32Array, from: number, n: number): number {
+function energy(x: ArrayLike<number>, from: number, n: number): number {
   let e = 0;
   for (let i = from; i < from + n; i++) e += x[i]! * x[i]!;
   return e;

@@ -99,6 +99,11 @@ export class EchoFilter {
     this.norm = new Float64Array(this.bins);
   }
 
+  /** The share of its echo estimate's power the filter leaves behind (1 while it has learnt nothing). */
+  get residualShare(): number {
+    return this.leak;
+  }
+
   /** Forgets the path (a new alignment, a reset). */
   reset(): void {
     for (const a of [this.xr, this.xi, this.fr, this.fi, this.br, this.bi]) for (const s of a) s.fill(0);

@@ -11,10 +11,12 @@
  */
 /** How fast `leak` may rise per block (16 ms): about 5 dB a second, for a path that got worse. */
 const RISE = 1.02;
-/** The gain never goes below this (-30 dB): the suppressor must not gate the user out entirely. */
-const FLOOR = 0.03;
-/** Over-subtraction: the residual estimate is trusted this many times over. */
+/** The gain never goes below this (-40 dB): the suppressor must not gate the user out entirely. */
+const FLOOR = 0.01;
+/** Over-subtraction: the residual estimate from the filter's echo estimate is trusted this many times over, */
 const OVER = 2;
+/** and the coarse one (from the reference alone, blind to where the filter fails) this many. */
+const OVER_COARSE = 4;
 /** Before any echo was seen, the residual is assumed to be this share of the echo estimate's power (-10 dB). */
 const START_LEAK = 0.1;
 const MIN_LEAK = 1e-4;
@@ -34,9 +36,10 @@ export class EchoSuppressor {
 
   /**
    * One block: `residual` is the linear filter's output, `echo` its echo estimate (same length).
-   * Writes the suppressed block into `out` from `offset`.
+   * `coarse`: the residual's power as judged from the reference alone, which covers the time
+   * before the filter has converged. Writes the suppressed block into `out` from `offset`.
    */
-  process(residual: Float64Array, echo: Float64Array, out: Float32Array, offset: number): void {
+  process(residual: Float64Array, echo: Float64Array, out: Float32Array, offset: number, coarse = 0): void {
     const n = residual.length;
     let pe = 0;
     let py = 0;
@@ -49,8 +52,10 @@ export class EchoSuppressor {
       this.ratio += 0.2 * (Math.min(1, pe / py) - this.ratio);
       this.leak = Math.max(MIN_LEAK, Math.min(this.leak * RISE, this.ratio));
     }
-    const target = pe > 0 ? Math.max(FLOOR, Math.min(1, 1 - (OVER * this.leak * py) / pe)) : 1;
-    const from = this.gain;
+    const left = Math.max(OVER * this.leak * py, OVER_COARSE * coarse * n);
+    const target = pe > 0 ? Math.max(FLOOR, Math.min(1, 1 - left / pe)) : 1;
+    // Down at once (echo must not slip through while the gain falls), up across the block.
+    const from = Math.min(this.gain, target);
     for (let i = 0; i < n; i++) out[offset + i] = residual[i]! * (from + ((target - from) * (i + 1)) / n);
     this.gain = target;
   }
