@@ -55,7 +55,7 @@ const PRIOR_BLOCKS = 30;
 /** A filter leaving less than this share (-10 dB) has learnt enough to keep when the direct path is found. */
 const CONVERGED_SHARE = 0.1;
 /** The least residual share the coarse estimate assumes (see coarseResidual). */
-const MIN_SHARE = 0.01;
+const MIN_SHARE = 0.003;
 /** No room makes the echo louder than this many times the reference's power. */
 const MAX_LOUDNESS = 16;
 
@@ -167,7 +167,7 @@ export class EchoCanceller {
     // Until it has heard enough of the room, it assumes the echo as loud as the answer itself.
     const prior = Math.max(0, 1 - this.heardBlocks / PRIOR_BLOCKS);
     const loudness = Math.min(MAX_LOUDNESS, Math.max(this.micSmooth / this.refSmooth, prior));
-    // New sounds land in frequencies the filter has not learnt: never trust it below -20 dB here.
+    // New sounds land in frequencies the filter has not learnt: never trust it below -25 dB here.
     return Math.max(MIN_SHARE, this.filter.residualShare) * loudness * this.refLevel;
   }
 

@@ -82,8 +82,10 @@ export async function feedFrames(
       if (finished || startMs - inputMs > maxTailMs) return startMs;
       frame = new Float32Array(VAD_WINDOW);
     }
-    opts.beforeFrame?.(frame, startMs);
     await frameDue(clock, endMs, opts.fast && !pipeline.busy);
+    // Only once the frame is due is it known what the speaker played during it (an answer may have
+    // started meanwhile): a microphone records that, so the echo is mixed in now.
+    opts.beforeFrame?.(frame, startMs);
     await pipeline.pushAudio(frame);
   }
 }
