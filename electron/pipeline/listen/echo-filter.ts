@@ -165,10 +165,15 @@ export class EchoFilter {
     }
     const bgOut = this.frame;
     const bgError = this.errorOf(this.br, this.bi, mic, bgOut);
-    this.adaptBackground(bgOut, this.nearEnd ? NEAR_END_STEP : 1);
+    // Nothing new played in this block: what the microphone holds beyond the modelled tail can only
+    // be the user, so nothing is learnt from it (nor copied: see below).
+    let refEnergy = 0;
+    for (let i = 0; i < B; i++) refEnergy += ref[i]! * ref[i]!;
+    const playing = refEnergy > 1e-7 * B;
+    if (playing) this.adaptBackground(bgOut, this.nearEnd ? NEAR_END_STEP : 1);
 
     // The two-path decision: which filter's weights stand. Never the background's during double talk.
-    if (!this.nearEnd && bgError < BETTER_RATIO * fgError) {
+    if (playing && !this.nearEnd && bgError < BETTER_RATIO * fgError) {
       this.better++;
       if (this.better >= BETTER_BLOCKS) {
         this.copy(this.br, this.bi, this.fr, this.fi);
