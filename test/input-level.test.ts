@@ -102,7 +102,7 @@ describe('automatic input gain', () => {
     assert.ok(Math.abs(last - TARGET_DB) <= 3, `the voice ends up at ${last.toFixed(1)} dBFS, target ${TARGET_DB}`);
   });
 
-  it('leaves a voice already at speech level (as the browser gain control delivers it) as it is', () => {
+  it('leaves a voice already at speech level (a close microphone) as it is', () => {
     const x = concat(silence(0.5), voice(2, -14));
     const { windows } = run(x);
     // Past the first syllable's onset the output is the input, sample for sample.

@@ -6,13 +6,13 @@
  * The gain follows the speaker, not the signal: it adapts only on stretches well above the tracked
  * noise floor, holds in silence, and never lifts that floor to within NOISE_BELOW_TARGET_DB of the
  * speech target, so steady noise is never pumped up to speech level. It only ever raises (0 dB at
- * least): speech already at the target, as the browser's own gain control delivers it, passes
+ * least): speech already at the target (a close microphone, a device with its own gain) passes
  * unchanged. It comes down at once when a peak would clip.
  */
 import { SUBFRAME } from './energy';
 import { SpeechLevel } from './speech-level';
 
-/** Level (8 ms RMS) the loud part of speech is brought up to; browser-normalized speech is above it. */
+/** Level (8 ms RMS) the loud part of speech is brought up to; a close or normalized microphone is above it. */
 export const TARGET_DB = -20;
 /** Most gain applied: enough for a voice 30 dB down, not enough to make a hiss sound like a voice. */
 export const MAX_GAIN_DB = 30;
