@@ -162,7 +162,9 @@ export class EchoCanceller {
     const echo = early ? pd : energy(this.filter.echo, 0, BLOCK) / BLOCK;
     this.micSmooth += LOUDNESS_SMOOTHING * (echo - this.micSmooth);
     this.refSmooth += LOUDNESS_SMOOTHING * (this.refLevel - this.refSmooth);
-    if (this.refSmooth <= SILENT) return 0;
+    // No echo until the filter has found some: with none at all (headphones) the user's words
+    // during an answer must pass untouched, and the filter then never cancels anything.
+    if (this.refSmooth <= SILENT || !this.filter.echoFound) return 0;
     if (px > SILENT) this.heardBlocks++;
     // Until it has heard enough of the room, it assumes the echo as loud as the answer itself.
     const prior = Math.max(0, 1 - this.heardBlocks / PRIOR_BLOCKS);

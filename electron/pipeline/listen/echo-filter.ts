@@ -27,6 +27,8 @@ const BETTER_BLOCKS = 2;
 const BETTER_RATIO = 0.7;
 /** The background has gone off course above this multiple of the foreground's error energy. */
 const DIVERGED_RATIO = 2;
+/** A block predicted below this share of the microphone's energy shows an echo path. */
+const ECHO_FOUND_RATIO = 0.5;
 /** How fast the residual share may rise per block (about 5 dB a second). */
 const LEAK_RISE = 1.02;
 /** Below this residual share (10 dB cancelled) the filter counts as converged. */
@@ -69,6 +71,8 @@ export class EchoFilter {
   /** The residual's share, averaged over the last few blocks. */
   private ratio = 1;
   private nearEndBlocks = 0;
+  /** A block was predicted at least 3 dB quieter than the microphone: there is an echo path at all. */
+  echoFound = false;
   /** The last block had the user talking over the echo (as far as the filter can tell). */
   nearEnd = false;
   /** Partition whose gradient constraint is applied next (one per block, in turn). */
@@ -165,6 +169,10 @@ export class EchoFilter {
     }
     const bgOut = this.frame;
     const bgError = this.errorOf(this.br, this.bi, mic, bgOut);
+    // Predicted before adapting on it, so only a real echo path can make a block this much quieter.
+    let micEnergy = 0;
+    for (let i = 0; i < B; i++) micEnergy += mic[i]! * mic[i]!;
+    if (micEnergy > 1e-7 * B && Math.min(fgError, bgError) < ECHO_FOUND_RATIO * micEnergy) this.echoFound = true;
     // Nothing new played in this block: what the microphone holds beyond the modelled tail can only
     // be the user, so nothing is learnt from it (nor copied: see below).
     let refEnergy = 0;
