@@ -164,7 +164,7 @@ async function runClip(engines: LoadedEngines, clip: RoomClip, room: Room, gain:
     else if (e.type === 'end-of-turn') run.turns.push({ startMs: e.speechStartMs, endMs: e.speechEndMs });
   });
   const speakers = new RoomSimulator(output, room.ir, gain, 0);
-  const reports = await runInput(pipeline, clip.samples, clock, output, { fast: true, beforeFrame: (frame, startMs) => speakers.mixInto(frame, startMs) });
+  const reports = await runInput(pipeline, clip.samples, clock, output, { fast: true, recordInto: (frame, startMs) => speakers.mixInto(frame, startMs) });
   return { run: { ...run, reports: [...reports] }, costs: [...pipeline.echoCostMs] };
 }
 

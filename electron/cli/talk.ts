@@ -250,8 +250,8 @@ async function main(): Promise<void> {
       // As talk always has: a turn still open when the silence tail runs out (maxTailMs) stays unreported.
       endTurn: false,
       wakeWithinMs: tailMs,
-      beforeFrame: (frame, startMs) => {
-        speakers?.mixInto(frame, startMs);
+      recordInto: (frame, startMs) => speakers?.mixInto(frame, startMs),
+      beforeFrame: (_frame, startMs) => {
         // Each activation fires once the input has reached its time, between two frames.
         while (pending.length > 0 && pending[0]! <= startMs) {
           pending.shift();

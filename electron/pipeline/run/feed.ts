@@ -13,8 +13,13 @@ export interface FeedOptions {
    * of now (default: any); later ones do not keep the feed going.
    */
   wakeWithinMs?: number;
-  /** Lets a caller alter each frame before the pipeline hears it (echo simulation). */
+  /** Runs before each frame is waited for, between two frames (a key press, an activation at its time). */
   beforeFrame?: (frame: Float32Array, startMs: number) => void;
+  /**
+   * Alters each frame once it is due, before the pipeline hears it: what the speaker played during
+   * it is known only then (an answer may have started meanwhile), so the echo simulation mixes here.
+   */
+  recordInto?: (frame: Float32Array, startMs: number) => void;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -82,10 +87,9 @@ export async function feedFrames(
       if (finished || startMs - inputMs > maxTailMs) return startMs;
       frame = new Float32Array(VAD_WINDOW);
     }
-    await frameDue(clock, endMs, opts.fast && !pipeline.busy);
-    // Only once the frame is due is it known what the speaker played during it (an answer may have
-    // started meanwhile): a microphone records that, so the echo is mixed in now.
     opts.beforeFrame?.(frame, startMs);
+    await frameDue(clock, endMs, opts.fast && !pipeline.busy);
+    opts.recordInto?.(frame, startMs);
     await pipeline.pushAudio(frame);
   }
 }
