@@ -53,6 +53,11 @@ export class InputTimeline {
     return inputMs + (this.toClockMs ?? this.clock.now() - this.ms);
   }
 
+  /** Pipeline clock time as input time (the inverse of toClock). */
+  toInput(clockMs: number): number {
+    return clockMs - (this.toClockMs ?? this.clock.now() - this.ms);
+  }
+
   /**
    * Where the window about to be heard starts on the clock. Input time and the clock are tied once,
    * at the first window: input arrives in jittery bursts, but its samples are evenly spaced, so the

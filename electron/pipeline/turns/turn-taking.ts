@@ -305,8 +305,9 @@ export class TurnTaking {
     const d = this.oneShot.activate(now, phase);
     if (d.interrupt) this.links.onTurn({ type: 'activation', atMs: now });
     if (d.action !== 'arm') {
-      // A turn ends with the activation as its reason; a mere candidate is dropped (no turn).
-      const e = this.segmenter.forceEnd(this.audioMs, 'activation');
+      // A turn ends with the activation as its reason; a mere candidate is dropped (no turn). It ends
+      // where the activation falls on the input: audio heard since came after the press.
+      const e = this.segmenter.forceEnd(Math.min(this.audioMs, this.timeline.toInput(now)), 'activation');
       if (e) this.handle(e);
     }
     this.tellOneShot(d);
