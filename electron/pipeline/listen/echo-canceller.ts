@@ -1,3 +1,4 @@
+import { BandSplit } from '../../audio/band-split';
 import { EchoFilter } from './echo-filter';
 import { EchoSuppressor } from './echo-suppressor';
 
@@ -10,7 +11,7 @@ import { EchoSuppressor } from './echo-suppressor';
  *    and seeds it with that one tap, so the direct sound is cancelled from the first windows.
  * 2. A partitioned-block frequency-domain adaptive filter (echo-filter.ts) learns the whole path,
  *    reverberation tail included, and subtracts its echo estimate.
- * 3. A residual suppressor (echo-suppressor.ts) takes down what the filter leaves.
+ * 3. A residual suppressor (echo-suppressor.ts) takes down what the filter leaves, band by band.
  *
  * The filter keeps what it learnt between answers: the room does not change when the assistant
  * stops talking. With no reference (nothing played lately) the input passes untouched.
@@ -35,15 +36,25 @@ export interface EchoWindowStats {
 }
 
 const DECIMATE = 4;
+/** The least input compared when estimating the echo path (64 ms at 16 kHz). */
+const MIN_ANALYSIS = 1024;
 /** Correlation above which the input is taken to be mostly echo (the gain may be learnt from it). */
 const LOCK_NCC = 0.6;
-/** Re-check the echo path every this many windows once locked. */
+/** The same over less input than `analysisMs` (the first windows of an answer). */
+const SHORT_LOCK_NCC = 0.8;
+/** Re-check the echo path every this many windows once locked, */
 const RECHECK_EVERY = 8;
+/** and while none is found, at each of the first windows, then every few. */
+const UNLOCKED_EAGER = 8;
+const UNLOCKED_EVERY = 4;
 const SILENT = 1e-7;
 /** The adaptive filter's block (16 ms at 16 kHz): two per 32 ms window. */
 const BLOCK = 256;
-/** Taps kept before the direct sound when the filter is placed, for a delay found a little late. */
-const LEAD = 64;
+/**
+ * Taps kept before the found delay when the filter is placed (32 ms): in a reverberant room the
+ * strongest match can be a reflection that arrives after the direct sound, which must stay covered.
+ */
+const LEAD = 512;
 /** The reference envelope's fall per block: 60 dB in 0.6 s, a reverberant room's decay. */
 const REF_DECAY = 10 ** (-6 * (BLOCK / 16000 / 0.6));
 /** How much of each block's power enters the smoothed powers (about 150 ms). */
@@ -58,6 +69,25 @@ const CONVERGED_SHARE = 0.1;
 const MIN_SHARE = 0.003;
 /** No room makes the echo louder than this many times the reference's power. */
 const MAX_LOUDNESS = 16;
+/** Where the suppressor's bands meet (Hz): voiced sound low, fricatives such as "s" high. */
+const BAND_EDGES = [400, 1000, 2000, 4000];
+
+/** One signal's bands over a block, with their energies. */
+class Bands {
+  readonly split: BandSplit;
+  readonly x: Float64Array[];
+  readonly energy: Float64Array;
+  constructor(sampleRate: number) {
+    this.split = new BandSplit(sampleRate, BAND_EDGES);
+    this.x = Array.from({ length: this.split.bands }, () => new Float64Array(BLOCK));
+    this.energy = new Float64Array(this.split.bands);
+  }
+  take(block: ArrayLike<number>): this {
+    this.split.split(block, this.x);
+    for (let k = 0; k < this.x.length; k++) this.energy[k] = energy(this.x[k]!, 0, BLOCK);
+    return this;
+  }
+}
 
 export class EchoCanceller {
   private readonly mic: Float32Array;
@@ -65,8 +95,15 @@ export class EchoCanceller {
   private readonly maxDelay: number;
   private readonly analysis: number;
   private readonly filter: EchoFilter;
-  private readonly suppressor = new EchoSuppressor();
+  private readonly suppressor = new EchoSuppressor(BAND_EDGES.length + 1);
   private readonly residual = new Float64Array(BLOCK);
+  /** The bands of the filter's output, its echo estimate, the microphone and the reference. */
+  private readonly residualBands: Bands;
+  private readonly echoBands: Bands;
+  private readonly micBands: Bands;
+  private readonly refBands: Bands;
+  /** Per band: the coarse residual estimate of the current block. */
+  private readonly coarse = new Float64Array(BAND_EDGES.length + 1);
   private delay: number | null = null;
   private gain = 0;
   /** Where the filter's first tap sits on the reference, in samples of delay. */
@@ -76,11 +113,13 @@ export class EchoCanceller {
   private windows = 0;
   /** Samples since the reference last had signal (the echo can outlast it by the delay and the tail). */
   private refQuiet = Infinity;
-  /** The reference's power envelope, held and let down at a reverberant room's pace. */
-  private refLevel = 0;
-  /** Smoothed echo and reference powers, whose ratio is the room's loudness (see coarseResidual). */
-  private micSmooth = 0;
-  private refSmooth = 0;
+  /** Samples since the reference began after a silence: only that much of the input can hold its echo. */
+  private refHeard = 0;
+  /** Per band: the reference's power envelope, held and let down at a reverberant room's pace. */
+  private readonly refLevel = new Float64Array(BAND_EDGES.length + 1);
+  /** Per band: smoothed echo and reference powers, whose ratio is the room's loudness (see coarseResidual). */
+  private readonly micSmooth = new Float64Array(BAND_EDGES.length + 1);
+  private readonly refSmooth = new Float64Array(BAND_EDGES.length + 1);
   /** Blocks heard with the reference playing: the loudness measured is trusted once there are enough. */
   private heardBlocks = 0;
   /** The last window, for the meter. */
@@ -91,6 +130,10 @@ export class EchoCanceller {
     this.analysis = Math.round((opts.analysisMs / 1000) * opts.sampleRate);
     const tail = Math.round(((opts.tailMs ?? 600) / 1000) * opts.sampleRate);
     this.filter = new EchoFilter({ block: BLOCK, partitions: Math.ceil(tail / BLOCK) });
+    this.residualBands = new Bands(opts.sampleRate);
+    this.echoBands = new Bands(opts.sampleRate);
+    this.micBands = new Bands(opts.sampleRate);
+    this.refBands = new Bands(opts.sampleRate);
     const size = this.maxDelay + this.analysis;
     this.mic = new Float32Array(size);
     this.ref = new Float32Array(size);
@@ -119,10 +162,15 @@ export class EchoCanceller {
     const micEnergy = energy(mic, 0, n);
     if (this.refQuiet > reach + n || n % BLOCK !== 0) {
       Object.assign(this.last, { active: false, micEnergy, outEnergy: micEnergy });
+      this.refHeard = 0;
       return mic;
     }
+    this.refHeard += n;
     this.windows++;
-    if (this.delay === null || this.windows % RECHECK_EVERY === 0) this.estimatePath();
+    // Searched for at every one of an answer's first windows, then (no echo found: headphones, a
+    // room too reverberant to match) every few: each search costs several times the cancelling.
+    const searchEvery = this.delay !== null ? RECHECK_EVERY : this.refHeard <= UNLOCKED_EAGER * n ? 1 : UNLOCKED_EVERY;
+    if (this.windows % searchEvery === 0) this.estimatePath();
 
     const out = new Float32Array(n);
     const len = this.ref.length;
@@ -130,47 +178,62 @@ export class EchoCanceller {
       const refBlock = this.ref.subarray(len - n + b - this.offset, len - n + b - this.offset + BLOCK);
       const micBlock = mic.subarray(b, b + BLOCK);
       this.filter.process(micBlock, refBlock, this.residual);
-      this.suppressor.process(this.residual, this.filter.echo, out, b, this.coarseResidual(micBlock, refBlock));
+      const res = this.residualBands.take(this.residual);
+      const echo = this.echoBands.take(this.filter.echo);
+      this.coarseResidual(this.micBands.take(micBlock), this.refBands.take(refBlock), echo);
+      this.suppressor.process(res.x, res.energy, echo.energy, this.coarse, out, b);
+      // Removing echo can only make the input quieter: louder means the filter is wrong for this
+      // block (a pause in the answer, a path that went away). It is brought down to the input's level.
+      const eOut = energy(out, b, BLOCK);
+      const eMic = energy(micBlock, 0, BLOCK);
+      if (eOut > eMic) {
+        const scale = Math.sqrt(eMic / eOut);
+        for (let i = b; i < b + BLOCK; i++) out[i]! *= scale;
+      }
     }
-    const outEnergy = energy(out, 0, n);
-    // Removing echo can only make the input quieter: louder means the model is wrong here.
-    if (outEnergy > micEnergy) {
-      Object.assign(this.last, { active: true, micEnergy, outEnergy: micEnergy });
-      return mic;
-    }
-    Object.assign(this.last, { active: true, micEnergy, outEnergy });
+    Object.assign(this.last, { active: true, micEnergy, outEnergy: energy(out, 0, n) });
     return out;
   }
 
   /**
-   * The echo left, as a power, judged from the reference alone: the room's loudness (microphone power
-   * per reference power, both smoothed) times the reference's envelope (which decays no faster than a
-   * reverberant room), times the share the filter has not learnt yet. It covers the first moments of
-   * an answer, before the filter has converged; a user talking then raises it and is held down too,
-   * the price of never taking the answer's first words for theirs.
+   * The echo left per band, as a power, judged from the reference alone: the room's loudness
+   * (microphone power per reference power, both smoothed) times the reference's envelope (which
+   * decays no faster than a reverberant room), times the share the filter has not learnt yet. It
+   * covers the first moments of an answer, before the filter has converged; a user talking then
+   * raises it and is held down too, the price of never taking the answer's first words for theirs.
+   * Writes `this.coarse`.
    */
-  private coarseResidual(mic: Float32Array, ref: Float32Array): number {
-    const pd = energy(mic, 0, BLOCK) / BLOCK;
-    const px = energy(ref, 0, BLOCK) / BLOCK;
-    this.refLevel = Math.max(px, this.refLevel * REF_DECAY);
+  private coarseResidual(mic: Bands, ref: Bands, echo: Bands): void {
     // The echo's power: the filter's own estimate (the user's voice is not in it), or the
-    // microphone's in the first moments, before the filter has converged. Both powers smoothed over about 150 ms: the echo lags the
-    // reference by the room's delay and build-up.
-    // Past the first moments the microphone is not trusted for it (with no echo at all, as on
-    // headphones, the filter never converges, and the microphone then holds only the user).
+    // microphone's in the first moments, before the filter has converged. Past them the microphone
+    // is not trusted for it (with no echo at all, as on headphones, the filter never converges, and
+    // the microphone then holds only the user). Powers are smoothed over about 150 ms: the echo
+    // lags the reference by the room's delay and build-up.
     const early = this.heardBlocks < EARLY_BLOCKS && this.filter.residualShare >= CONVERGED_SHARE;
-    const echo = early ? pd : energy(this.filter.echo, 0, BLOCK) / BLOCK;
-    this.micSmooth += LOUDNESS_SMOOTHING * (echo - this.micSmooth);
-    this.refSmooth += LOUDNESS_SMOOTHING * (this.refLevel - this.refSmooth);
-    // No echo until the filter has found some: with none at all (headphones) the user's words
-    // during an answer must pass untouched, and the filter then never cancels anything.
-    if (this.refSmooth <= SILENT || !this.filter.echoFound) return 0;
+    let px = 0;
+    for (let k = 0; k < this.coarse.length; k++) {
+      const bandRef = ref.energy[k]! / BLOCK;
+      px += bandRef;
+      this.refLevel[k] = Math.max(bandRef, this.refLevel[k]! * REF_DECAY);
+      // (The filter's estimate leaves out the share it has not learnt.)
+      const heard = (early ? mic.energy[k]! : echo.energy[k]! * (1 + this.filter.residualShare)) / BLOCK;
+      this.micSmooth[k]! += LOUDNESS_SMOOTHING * (heard - this.micSmooth[k]!);
+      this.refSmooth[k]! += LOUDNESS_SMOOTHING * (this.refLevel[k]! - this.refSmooth[k]!);
+    }
+    this.coarse.fill(0);
+    // No echo until the filter or the fast path has found some: with none at all (headphones) the
+    // user's words during an answer must pass untouched, and the filter then never cancels anything.
+    if (!this.filter.echoFound && !this.placed) return;
     if (px > SILENT) this.heardBlocks++;
     // Until it has heard enough of the room, it assumes the echo as loud as the answer itself.
     const prior = Math.max(0, 1 - this.heardBlocks / PRIOR_BLOCKS);
-    const loudness = Math.min(MAX_LOUDNESS, Math.max(this.micSmooth / this.refSmooth, prior));
     // New sounds land in frequencies the filter has not learnt: never trust it below -25 dB here.
-    return Math.max(MIN_SHARE, this.filter.residualShare) * loudness * this.refLevel;
+    const share = Math.max(MIN_SHARE, this.filter.residualShare);
+    for (let k = 0; k < this.coarse.length; k++) {
+      if (this.refSmooth[k]! <= SILENT * 1e-2) continue;
+      const loudness = Math.min(MAX_LOUDNESS, Math.max(this.micSmooth[k]! / this.refSmooth[k]!, prior));
+      this.coarse[k] = share * loudness * this.refLevel[k]!;
+    }
   }
 
   /** A direct path was found at `delay` with `gain`: place the filter on it unless it already covers it. */
@@ -190,7 +253,9 @@ export class EchoCanceller {
   /** Finds the delay at which the reference best matches the input: coarse on a decimated signal, then exact. */
   private estimatePath(): void {
     const len = this.mic.length;
-    const a = this.analysis;
+    // Compared over the input since the answer began: before it the input is the user (or the room),
+    // which only dilutes the match in an answer's first windows, when finding the path matters most.
+    const a = Math.min(this.analysis, Math.max(MIN_ANALYSIS, Math.ceil(this.refHeard / DECIMATE) * DECIMATE));
     const micD = decimate(this.mic, len - a, a);
     const refD = decimate(this.ref, 0, len);
     const aD = micD.length;
@@ -215,7 +280,9 @@ export class EchoCanceller {
         best = d;
       }
     }
-    if (best < 0 || bestNcc < LOCK_NCC * 0.8) return;
+    // Over a short span a voice can match the reference by chance: ask for a closer match there.
+    const lock = a < this.analysis ? SHORT_LOCK_NCC : LOCK_NCC;
+    if (best < 0 || bestNcc < lock * 0.8) return;
     // Refine at the full rate around the coarse peak.
     let fine = best * DECIMATE;
     let fineNcc = -Infinity;
@@ -227,12 +294,15 @@ export class EchoCanceller {
         fine = d;
       }
     }
-    if (fineNcc < LOCK_NCC) return;
+    if (fineNcc < lock) return;
     if (fine !== this.delay) {
-      this.delay = fine;
-      // A new path: start the gain from the least-squares fit over the analysis span.
+      // A new path: start the gain from the least-squares fit over the analysis span. A direct sound
+      // louder than any room makes it is the user's voice matching by chance, not a path.
       const { mr, rr } = this.fit(fine, a);
-      this.gain = rr > 0 ? Math.max(0, mr / rr) : 0;
+      const gain = rr > 0 ? Math.max(0, mr / rr) : 0;
+      if (gain * gain > MAX_LOUDNESS) return;
+      this.delay = fine;
+      this.gain = gain;
       this.place(fine, this.gain);
     }
   }

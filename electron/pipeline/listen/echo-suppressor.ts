@@ -1,9 +1,11 @@
 /**
- * What the linear filter leaves of the echo, taken down further: the residual's power is estimated
- * from the filter's own echo estimate (`leak` times its power), and the block is attenuated by how
- * much of its power that explains. When the user talks, their voice is far louder than the residual
- * and passes nearly untouched; when only the echo's remains are there, they are pushed down to the
- * floor. Broadband and per block, with the gain ramped across each block so no step is heard.
+ * What the linear filter leaves of the echo, taken down further, band by band: in each band the
+ * residual's power is estimated from the filter's own echo estimate (`leak` times its power) and
+ * from the reference alone (the coarse estimate, which covers the filter's blind spots), and the
+ * band is attenuated by how much of its power that explains. Per band, because the assistant's
+ * voice and the user's rarely fill the same part of the spectrum at once: a user's "s" (high) passes
+ * while the echo's vowels (low) are held down. When only the echo's remains are there, they are
+ * pushed down to the floor. The gains are ramped across each block so no step is heard.
  *
  * `leak` follows the lowest ratio of residual to echo-estimate power seen lately: down at once, up
  * slowly. The user's voice only ever raises that ratio, so talking over the answer cannot teach the
@@ -20,43 +22,76 @@ const OVER_COARSE = 4;
 /** Before any echo was seen, the residual is assumed to be this share of the echo estimate's power (-10 dB). */
 const START_LEAK = 0.1;
 const MIN_LEAK = 1e-4;
+/** A band whose power is this many times its estimated residual (10 dB) is the user's, whatever the block. */
+const CLEAR = 10;
+
+/** The gain that leaves a power `p` of which `left` is estimated to be echo. */
+function gainFor(p: number, left: number): number {
+  return p > 0 ? Math.max(FLOOR, Math.min(1, 1 - left / p)) : 1;
+}
 
 export class EchoSuppressor {
-  /** The share of the echo estimate's power the linear filter leaves behind. */
-  leak = START_LEAK;
-  /** The residual's share, averaged over the last few blocks. */
+  /** The share of the echo estimate's power the linear filter leaves behind, */
+  private leak = START_LEAK;
+  /** that share averaged over the last few blocks. */
   private ratio = START_LEAK;
-  private gain = 1;
+  /** Per band: the gain applied at the end of the last block. */
+  private readonly gain: Float64Array;
+  /** Per band: the residual estimated in the current block. */
+  private readonly left: Float64Array;
+
+  constructor(readonly bands: number) {
+    this.gain = new Float64Array(bands).fill(1);
+    this.left = new Float64Array(bands);
+  }
 
   /** Starts over (a new echo path). */
   reset(): void {
     this.leak = this.ratio = START_LEAK;
-    this.gain = 1;
+    this.gain.fill(1);
   }
 
   /**
-   * One block: `residual` is the linear filter's output, `echo` its echo estimate (same length).
-   * `coarse`: the residual's power as judged from the reference alone, which covers the time
-   * before the filter has converged. Writes the suppressed block into `out` from `offset`.
+   * One block. `residual[k]`: band k of the linear filter's output; `pe[k]`, `py[k]`: the energies
+   * of band k of that output and of the filter's echo estimate over the block; `coarse[k]`: band k's
+   * residual power (per sample) as judged from the reference alone. Writes the suppressed block,
+   * the bands added back up, into `out` from `offset`.
    */
-  process(residual: Float64Array, echo: Float64Array, out: Float32Array, offset: number, coarse = 0): void {
-    const n = residual.length;
-    let pe = 0;
-    let py = 0;
-    for (let i = 0; i < n; i++) {
-      pe += residual[i]! * residual[i]!;
-      py += echo[i]! * echo[i]!;
+  process(residual: Float64Array[], pe: Float64Array, py: Float64Array, coarse: Float64Array, out: Float32Array, offset: number): void {
+    const n = residual[0]!.length;
+    let peAll = 0;
+    let pyAll = 0;
+    for (let k = 0; k < this.bands; k++) {
+      peAll += pe[k]!;
+      pyAll += py[k]!;
     }
-    if (py > 1e-9 * n) {
+    // The leak is judged over the whole block: per band it is too noisy a ratio, and tracking its
+    // lowest values would trust the filter more than it deserves.
+    if (pyAll > 1e-9 * n) {
       // Averaged over a few blocks first: one lucky block must not make the suppressor trust the filter.
-      this.ratio += 0.2 * (Math.min(1, pe / py) - this.ratio);
+      this.ratio += 0.2 * (Math.min(1, peAll / pyAll) - this.ratio);
       this.leak = Math.max(MIN_LEAK, Math.min(this.leak * RISE, this.ratio));
     }
-    const left = Math.max(OVER * this.leak * py, OVER_COARSE * coarse * n);
-    const target = pe > 0 ? Math.max(FLOOR, Math.min(1, 1 - left / pe)) : 1;
-    // Down at once (echo must not slip through while the gain falls), up across the block.
-    const from = Math.min(this.gain, target);
-    for (let i = 0; i < n; i++) out[offset + i] = residual[i]! * (from + ((target - from) * (i + 1)) / n);
-    this.gain = target;
+    // The whole block's gain, as if it were one band: what holds the echo down.
+    let leftAll = 0;
+    const left = this.left;
+    for (let k = 0; k < this.bands; k++) {
+      left[k] = Math.max(OVER * this.leak * py[k]!, OVER_COARSE * coarse[k]! * n);
+      leftAll += left[k]!;
+    }
+    const whole = gainFor(peAll, leftAll);
+    for (let i = 0; i < n; i++) out[offset + i] = 0;
+    for (let k = 0; k < this.bands; k++) {
+      // A band goes its own way only where the user's voice plainly dominates it (a "s" over the
+      // answer's vowels): elsewhere the bands' overlap would let through echo the whole block's gain
+      // holds down.
+      const own = pe[k]! > CLEAR * left[k]! ? gainFor(pe[k]!, left[k]!) : 0;
+      const target = Math.max(whole, own);
+      // Down at once (echo must not slip through while the gain falls), up across the block.
+      const from = Math.min(this.gain[k]!, target);
+      const band = residual[k]!;
+      for (let i = 0; i < n; i++) out[offset + i]! += band[i]! * (from + ((target - from) * (i + 1)) / n);
+      this.gain[k] = target;
+    }
   }
 }
