@@ -49,6 +49,10 @@ describe('room benchmark scoring', () => {
     const s = scoreClip(run);
     assert.equal(s.selfInterruptions, 2, 'the pause at 3.0 s and the stop at 3.9 s');
     assert.equal(s.selfStops, 1);
+    assert.deepEqual(s.selfInterruptionsAt, [
+      { atMs: 3000, intoAnswerMs: 500 },
+      { atMs: 3900, intoAnswerMs: 1400 },
+    ]);
     assert.equal(s.falseTurns, 1, 'the turn at 3.9-4.3 s');
     assert.equal(s.segmentsOverAnswers, 1);
     assert.deepEqual(s.bargeInMs, [100]);

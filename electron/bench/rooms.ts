@@ -45,6 +45,8 @@ export interface ClipScore {
   selfInterruptions: number;
   /** Of those, the ones that stopped the answer (an `interrupted`, not a pause that resumed). */
   selfStops: number;
+  /** Where each self-interruption happened: on the clip's timeline and after the playing answer's first audio (null: none was playing). */
+  selfInterruptionsAt: { atMs: number; intoAnswerMs: number | null }[];
   /** User turns whose speech overlaps none of the clip's segments. */
   falseTurns: number;
   /** Segments of a barge-in clip that began while an answer was playing. */
@@ -66,6 +68,12 @@ function stopOf(run: ClipRun, e: { t: number; turn: number }): { stoppedMs: numb
   const b = run.reports.find((r) => r.index === e.turn)?.bargeIn ?? null;
   const stoppedMs = b?.playbackStoppedMs ?? e.t;
   return { stoppedMs, speechMs: b?.speechStartMs ?? stoppedMs };
+}
+
+/** How long the answer playing at `t` had been playing (the latest one that began before it). */
+function intoAnswer(reports: readonly TurnReport[], t: number): number | null {
+  const starts = reports.flatMap((r) => (r.timings.firstAudioMs !== null && r.timings.firstAudioMs <= t ? [r.timings.firstAudioMs] : []));
+  return starts.length ? Math.round(t - Math.max(...starts)) : null;
 }
 
 /** Scores one clip's run (pure: the events and reports in, the counts out). */
@@ -99,6 +107,7 @@ export function scoreClip(run: ClipRun): ClipScore {
   return {
     selfInterruptions: self.length,
     selfStops: self.filter((i) => i.stopMs !== null).length,
+    selfInterruptionsAt: self.map((i) => ({ atMs: Math.round(i.atMs), intoAnswerMs: intoAnswer(run.reports, i.atMs) })),
     falseTurns: run.turns.filter((t) => !overlapsSpeech(run.speech, t)).length,
     segmentsOverAnswers: over,
     bargeInMs,
