@@ -102,8 +102,10 @@ export class EchoCanceller {
   private readonly echoBands: Bands;
   private readonly micBands: Bands;
   private readonly refBands: Bands;
-  /** Per band: the coarse residual estimate of the current block. */
+  /** Per band: the coarse residual estimate of the current block, */
   private readonly coarse = new Float64Array(BAND_EDGES.length + 1);
+  /** and the echo the reference alone could bring there, nothing cancelled (power per sample). */
+  private readonly bound = new Float64Array(BAND_EDGES.length + 1);
   private delay: number | null = null;
   private gain = 0;
   /** Where the filter's first tap sits on the reference, in samples of delay. */
@@ -181,7 +183,7 @@ export class EchoCanceller {
       const res = this.residualBands.take(this.residual);
       const echo = this.echoBands.take(this.filter.echo);
       this.coarseResidual(this.micBands.take(micBlock), this.refBands.take(refBlock), echo);
-      this.suppressor.process(res.x, res.energy, echo.energy, this.coarse, out, b);
+      this.suppressor.process(res.x, res.energy, echo.energy, this.coarse, this.bound, out, b);
       // Removing echo can only make the input quieter: louder means the filter is wrong for this
       // block (a pause in the answer, a path that went away). It is brought down to the input's level.
       const eOut = energy(out, b, BLOCK);
@@ -221,6 +223,7 @@ export class EchoCanceller {
       this.refSmooth[k]! += LOUDNESS_SMOOTHING * (this.refLevel[k]! - this.refSmooth[k]!);
     }
     this.coarse.fill(0);
+    this.bound.fill(0);
     // No echo until the filter or the fast path has found some: with none at all (headphones) the
     // user's words during an answer must pass untouched, and the filter then never cancels anything.
     if (!this.filter.echoFound && !this.placed) return;
@@ -229,7 +232,13 @@ export class EchoCanceller {
     const prior = Math.max(0, 1 - this.heardBlocks / PRIOR_BLOCKS);
     // New sounds land in frequencies the filter has not learnt: never trust it below -25 dB here.
     const share = Math.max(MIN_SHARE, this.filter.residualShare);
+    // The room's loudness over all bands: a band the filter has not learnt yet (a new sound in the
+    // answer) reads quiet on its own, but the echo there is as loud as the room makes it overall.
+    const micAll = this.micSmooth.reduce((a, v) => a + v, 0);
+    const refAll = this.refSmooth.reduce((a, v) => a + v, 0);
+    const loudnessAll = refAll > SILENT ? Math.min(MAX_LOUDNESS, Math.max(micAll / refAll, prior)) : prior;
     for (let k = 0; k < this.coarse.length; k++) {
+      this.bound[k] = loudnessAll * this.refLevel[k]!;
       if (this.refSmooth[k]! <= SILENT * 1e-2) continue;
       const loudness = Math.min(MAX_LOUDNESS, Math.max(this.micSmooth[k]! / this.refSmooth[k]!, prior));
       this.coarse[k] = share * loudness * this.refLevel[k]!;

@@ -22,8 +22,18 @@ const OVER_COARSE = 4;
 /** Before any echo was seen, the residual is assumed to be this share of the echo estimate's power (-10 dB). */
 const START_LEAK = 0.1;
 const MIN_LEAK = 1e-4;
-/** A band whose power is this many times its estimated residual (10 dB) is the user's, whatever the block. */
+/**
+ * A band whose power is this many times its estimated residual (10 dB), and more than all the echo
+ * the reference could bring to it, is the user's, whatever the block.
+ */
 const CLEAR = 10;
+/**
+ * The filter's output above this share of its echo estimate (-3 dB): it is not cancelling this block;
+ * and a block this far (3 dB) below the echo the reference could bring may then be all echo. (Closer
+ * to it, it is as likely the user talking over the answer at its own level.)
+ */
+const FAILING = 0.5;
+const FAILING_BOUND = 0.5;
 
 /** The gain that leaves a power `p` of which `left` is estimated to be echo. */
 function gainFor(p: number, left: number): number {
@@ -54,10 +64,11 @@ export class EchoSuppressor {
   /**
    * One block. `residual[k]`: band k of the linear filter's output; `pe[k]`, `py[k]`: the energies
    * of band k of that output and of the filter's echo estimate over the block; `coarse[k]`: band k's
-   * residual power (per sample) as judged from the reference alone. Writes the suppressed block,
+   * residual power (per sample) as judged from the reference alone; `bound[k]`: the most echo the
+   * reference could bring to band k with nothing cancelled (per sample). Writes the suppressed block,
    * the bands added back up, into `out` from `offset`.
    */
-  process(residual: Float64Array[], pe: Float64Array, py: Float64Array, coarse: Float64Array, out: Float32Array, offset: number): void {
+  process(residual: Float64Array[], pe: Float64Array, py: Float64Array, coarse: Float64Array, bound: Float64Array, out: Float32Array, offset: number): void {
     const n = residual[0]!.length;
     let peAll = 0;
     let pyAll = 0;
@@ -79,13 +90,21 @@ export class EchoSuppressor {
       left[k] = Math.max(OVER * this.leak * py[k]!, OVER_COARSE * coarse[k]! * n);
       leftAll += left[k]!;
     }
-    const whole = gainFor(peAll, leftAll);
+    // The filter failing outright (its output as loud as its estimate: a sound the answer just began
+    // to make, a path that moved) while the whole block is quieter than the echo the answer could
+    // bring, and not plainly above the residual expected: nothing says the user is there, and taking the
+    // answer for them is the worse mistake. (A user's first sound over the answer is plainly above.)
+    let boundAll = 0;
+    for (let k = 0; k < this.bands; k++) boundAll += bound[k]!;
+    const failing = peAll > FAILING * pyAll && peAll <= FAILING_BOUND * boundAll * n && peAll <= CLEAR * leftAll;
+    const whole = failing ? FLOOR : gainFor(peAll, leftAll);
     for (let i = 0; i < n; i++) out[offset + i] = 0;
     for (let k = 0; k < this.bands; k++) {
       // A band goes its own way only where the user's voice plainly dominates it (a "s" over the
       // answer's vowels): elsewhere the bands' overlap would let through echo the whole block's gain
-      // holds down.
-      const own = pe[k]! > CLEAR * left[k]! ? gainFor(pe[k]!, left[k]!) : 0;
+      // holds down. Plainly: above its residual estimate, and above all the echo the answer could
+      // bring there (the filter may not have learnt a sound the answer just began to make).
+      const own = pe[k]! > CLEAR * left[k]! && pe[k]! > bound[k]! * n ? gainFor(pe[k]!, left[k]!) : 0;
       const target = Math.max(whole, own);
       // Down at once (echo must not slip through while the gain falls), up across the block.
       const from = Math.min(this.gain[k]!, target);
