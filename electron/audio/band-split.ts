@@ -9,6 +9,7 @@ export class BandSplit {
   private readonly coef: Float64Array[];
   /** Each low-pass's two state values (transposed direct form II). */
   private readonly state: Float64Array[];
+  private lastLow = new Float64Array(0);
 
   /** `edgesHz`: the low-passes' corner frequencies, rising; there is one band more than edges. */
   constructor(sampleRate: number, edgesHz: readonly number[]) {
@@ -17,14 +18,12 @@ export class BandSplit {
     this.state = edgesHz.map(() => new Float64Array(2));
   }
 
-  reset(): void {
-    for (const s of this.state) s.fill(0);
-  }
-
   /** Writes band k of `x` into `out[k]` (each as long as `x`). */
   split(x: ArrayLike<number>, out: Float64Array[]): void {
     const n = x.length;
-    let below: Float64Array | null = null;
+    // The last low-pass, reused from call to call (this runs on every block of the audio path).
+    if (this.lastLow.length < n) this.lastLow = new Float64Array(n);
+    const below = this.lastLow;
     for (let k = 0; k < this.coef.length; k++) {
       const [b0, b1, b2, a1, a2] = this.coef[k]!;
       const s = this.state[k]!;
@@ -41,17 +40,14 @@ export class BandSplit {
       s[0] = s1;
       s[1] = s2;
       // o holds the low-pass; the band is it less the one below, which stays needed for the next band.
-      if (below)
-        for (let i = 0; i < n; i++) {
-          const lp = o[i]!;
-          o[i] = lp - below[i]!;
-          below[i] = lp;
-        }
-      else below = new Float64Array(o);
+      for (let i = 0; i < n; i++) {
+        const lp = o[i]!;
+        o[i] = k === 0 ? lp : lp - below[i]!;
+        below[i] = lp;
+      }
     }
     const top = out[this.coef.length]!;
-    if (below) for (let i = 0; i < n; i++) top[i] = x[i]! - below[i]!;
-    else for (let i = 0; i < n; i++) top[i] = x[i]!;
+    for (let i = 0; i < n; i++) top[i] = x[i]! - (this.coef.length > 0 ? below[i]! : 0);
   }
 }
 
