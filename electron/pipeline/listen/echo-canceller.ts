@@ -182,7 +182,9 @@ export class EchoCanceller {
       this.filter.process(micBlock, refBlock, this.residual);
       const res = this.residualBands.take(this.residual);
       const echo = this.echoBands.take(this.filter.echo);
-      this.coarseResidual(this.micBands.take(micBlock), this.refBands.take(refBlock), echo);
+      // The microphone's bands stand for the echo only in an answer's first moments (see coarseResidual).
+      const micBands = this.heardBlocks < EARLY_BLOCKS ? this.micBands.take(micBlock) : null;
+      this.coarseResidual(micBands, this.refBands.take(refBlock), echo);
       this.suppressor.process(res.x, res.energy, echo.energy, this.coarse, this.bound, out, b);
       // Removing echo can only make the input quieter: louder means the filter is wrong for this
       // block (a pause in the answer, a path that went away). It is brought down to the input's level.
@@ -205,20 +207,20 @@ export class EchoCanceller {
    * raises it and is held down too, the price of never taking the answer's first words for theirs.
    * Writes `this.coarse`.
    */
-  private coarseResidual(mic: Bands, ref: Bands, echo: Bands): void {
+  private coarseResidual(mic: Bands | null, ref: Bands, echo: Bands): void {
     // The echo's power: the filter's own estimate (the user's voice is not in it), or the
     // microphone's in the first moments, before the filter has converged. Past them the microphone
     // is not trusted for it (with no echo at all, as on headphones, the filter never converges, and
     // the microphone then holds only the user). Powers are smoothed over about 150 ms: the echo
     // lags the reference by the room's delay and build-up.
-    const early = this.heardBlocks < EARLY_BLOCKS && this.filter.residualShare >= CONVERGED_SHARE;
+    const early = mic !== null && this.filter.residualShare >= CONVERGED_SHARE ? mic : null;
     let px = 0;
     for (let k = 0; k < this.coarse.length; k++) {
       const bandRef = ref.energy[k]! / BLOCK;
       px += bandRef;
       this.refLevel[k] = Math.max(bandRef, this.refLevel[k]! * REF_DECAY);
       // (The filter's estimate leaves out the share it has not learnt.)
-      const heard = (early ? mic.energy[k]! : echo.energy[k]! * (1 + this.filter.residualShare)) / BLOCK;
+      const heard = (early ? early.energy[k]! : echo.energy[k]! * (1 + this.filter.residualShare)) / BLOCK;
       this.micSmooth[k]! += LOUDNESS_SMOOTHING * (heard - this.micSmooth[k]!);
       this.refSmooth[k]! += LOUDNESS_SMOOTHING * (this.refLevel[k]! - this.refSmooth[k]!);
     }
