@@ -56,6 +56,25 @@ describe('echo canceller (the assistant voice removed from the microphone)', () 
     }
   });
 
+  it("finds the echo path in an answer's first windows, right after the user's question", () => {
+    // The user asks for 1 s, then the answer starts; its echo comes back 5 ms later at half level.
+    const ec = new EchoCanceller({ sampleRate: RATE, maxDelayMs: 250, analysisMs: 512 });
+    const question = voice(1, 210, 2);
+    const answer = voice(1, 140, 1);
+    const delay = Math.round(0.005 * RATE);
+    const windows = Math.floor(question.length / N);
+    for (let k = 0; k < windows; k++) ec.process(question.slice(k * N, (k + 1) * N), null);
+    for (let k = 0; k < 2; k++) {
+      const mic = new Float32Array(N).map((_, i) => {
+        const j = k * N + i - delay;
+        return j >= 0 ? 0.5 * answer[j]! : 0;
+      });
+      ec.process(mic, answer.subarray(k * N, (k + 1) * N));
+    }
+    // Compared over the whole analysis span, the question's words would hide the match for longer.
+    assert.equal(ec.path?.delaySamples, delay);
+  });
+
   it('keeps the user talking over the echo (double talk) intact', () => {
     const ref = voice(3, 140, 1);
     const user = voice(3, 210, 2);
