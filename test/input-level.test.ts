@@ -211,6 +211,36 @@ describe('speech level (the loud part of a voice)', () => {
   });
 });
 
+describe('speech over the echo must reach the speaker\'s own level (EnergyTracker.reachesVoice)', () => {
+  /** A tracker that has heard a voice at `levelDb` as speech. */
+  function heard(levelDb: number): EnergyTracker {
+    const energy = new EnergyTracker(RATE, 4000);
+    const x = voice(1, levelDb);
+    for (let o = 0; o + N <= x.length; o += N) energy.push(x.subarray(o, o + N), true);
+    return energy;
+  }
+  /** The loudest window of a signal: what a syllable's peak brings. */
+  function loudest(x: Float32Array): Float32Array {
+    let best = x.subarray(0, N);
+    for (let o = 0; o + N <= x.length; o += N) if (rms(x.subarray(o, o + N)) > rms(best)) best = x.subarray(o, o + N);
+    return best;
+  }
+
+  it('a voice 10 dB under the speaker reaches it; echo leftovers 25 dB under do not', () => {
+    for (const level of [-16, -40]) {
+      const energy = heard(level);
+      assert.ok(energy.reachesVoice(loudest(voice(0.5, level - 10))), `10 dB under a speaker at ${level} dBFS`);
+      assert.ok(!energy.reachesVoice(loudest(voice(0.5, level - 25))), `25 dB under a speaker at ${level} dBFS`);
+    }
+  });
+
+  it('before any speech is heard, it measures against an assumed voice level (-22 dBFS)', () => {
+    const energy = new EnergyTracker(RATE, 4000);
+    assert.ok(energy.reachesVoice(loudest(voice(0.5, -30))));
+    assert.ok(!energy.reachesVoice(loudest(voice(0.5, -50))));
+  });
+});
+
 describe('speech boundaries relative to the speaker', () => {
   /** A voice at `levelDb` for 1 s whose last 100 ms fade 30 dB below it, then silence; returns the placed end. */
   function placedEnd(levelDb: number): number {

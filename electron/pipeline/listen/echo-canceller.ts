@@ -67,6 +67,12 @@ const PRIOR_BLOCKS = 30;
 const CONVERGED_SHARE = 0.1;
 /** The least residual share the coarse estimate assumes (see coarseResidual). */
 const MIN_SHARE = 0.003;
+/** A reference this far (20 dB) under its envelope has gone quiet: the echo is mostly the room's tail, */
+const TAIL_BELOW = 0.01;
+/** once it has been for this many blocks (48 ms: a gap between words, not a stop consonant), */
+const TAIL_AFTER_BLOCKS = 3;
+/** of which the filter is assumed to leave this share. */
+const TAIL_SHARE = 0.3;
 /** No room makes the echo louder than this many times the reference's power. */
 const MAX_LOUDNESS = 16;
 /** Where the suppressor's bands meet (Hz): voiced sound low, fricatives such as "s" high. */
@@ -106,6 +112,8 @@ export class EchoCanceller {
   private readonly coarse = new Float64Array(BAND_EDGES.length + 1);
   /** and the echo the reference alone could bring there, nothing cancelled (power per sample). */
   private readonly bound = new Float64Array(BAND_EDGES.length + 1);
+  /** Blocks in a row the answer has been quiet. */
+  private quietBlocks = 0;
   private delay: number | null = null;
   private gain = 0;
   /** Where the filter's first tap sits on the reference, in samples of delay. */
@@ -153,9 +161,11 @@ export class EchoCanceller {
 
   /**
    * One window of microphone input and what the speaker played over the same span (null: nothing).
-   * Returns the input with the echo removed (the same array when there was nothing to remove).
+   * `hearing`: speech is being heard over the answer (a possible barge-in); its words matter more
+   * than the room's tail then (see coarseResidual). Returns the input with the echo removed (the same
+   * array when there was nothing to remove).
    */
-  process(mic: Float32Array, ref: Float32Array | null): Float32Array {
+  process(mic: Float32Array, ref: Float32Array | null, hearing = false): Float32Array {
     const n = mic.length;
     shiftIn(this.mic, mic);
     shiftIn(this.ref, ref ?? new Float32Array(n));
@@ -184,7 +194,7 @@ export class EchoCanceller {
       const echo = this.echoBands.take(this.filter.echo);
       // The microphone's bands stand for the echo only in an answer's first moments (see coarseResidual).
       const micBands = this.heardBlocks < EARLY_BLOCKS ? this.micBands.take(micBlock) : null;
-      this.coarseResidual(micBands, this.refBands.take(refBlock), echo);
+      this.coarseResidual(micBands, this.refBands.take(refBlock), echo, hearing);
       this.suppressor.process(res.x, res.energy, echo.energy, this.coarse, this.bound, out, b);
       // Removing echo can only make the input quieter: louder means the filter is wrong for this
       // block (a pause in the answer, a path that went away). It is brought down to the input's level.
@@ -207,7 +217,7 @@ export class EchoCanceller {
    * raises it and is held down too, the price of never taking the answer's first words for theirs.
    * Writes `this.coarse`.
    */
-  private coarseResidual(mic: Bands | null, ref: Bands, echo: Bands): void {
+  private coarseResidual(mic: Bands | null, ref: Bands, echo: Bands, hearing: boolean): void {
     // The echo's power: the filter's own estimate (the user's voice is not in it), or the
     // microphone's in the first moments, before the filter has converged. Past them the microphone
     // is not trusted for it (with no echo at all, as on headphones, the filter never converges, and
@@ -239,11 +249,18 @@ export class EchoCanceller {
     const micAll = this.micSmooth.reduce((a, v) => a + v, 0);
     const refAll = this.refSmooth.reduce((a, v) => a + v, 0);
     const loudnessAll = refAll > SILENT ? Math.min(MAX_LOUDNESS, Math.max(micAll / refAll, prior)) : prior;
+    // Where the answer has gone quiet (between words, after its last), the echo is the room's tail of
+    // what it said before, which the filter models worst (its late taps learn slowest): it is not
+    // trusted there. Judged over all bands: within one, a quiet reference is only the sound changing
+    // (a vowel after an "s"), and the user's own "s" must pass there. Nor while the user is being
+    // heard: playback paused for their speech, and the rest of their words must come through.
+    this.quietBlocks = px < TAIL_BELOW * this.refLevel.reduce((a, v) => a + v, 0) ? this.quietBlocks + 1 : 0;
+    const tail = !hearing && this.quietBlocks >= TAIL_AFTER_BLOCKS;
     for (let k = 0; k < this.coarse.length; k++) {
       this.bound[k] = loudnessAll * this.refLevel[k]!;
       if (this.refSmooth[k]! <= SILENT * 1e-2) continue;
       const loudness = Math.min(MAX_LOUDNESS, Math.max(this.micSmooth[k]! / this.refSmooth[k]!, prior));
-      this.coarse[k] = share * loudness * this.refLevel[k]!;
+      this.coarse[k] = (tail ? Math.max(TAIL_SHARE, share) : share) * loudness * this.refLevel[k]!;
     }
   }
 

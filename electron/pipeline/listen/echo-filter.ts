@@ -25,6 +25,13 @@ export interface EchoFilterOptions {
 const BETTER_BLOCKS = 2;
 /** The background counts as better below this share of the foreground's error energy. */
 const BETTER_RATIO = 0.7;
+/**
+ * The same while the error looks like the user talking (near end): only a background that plainly
+ * explains it is taken. The user's voice cannot be learnt from the reference, but a sound the
+ * answer just began to make can: left to the slowed background, such a sound passed for 100 ms and
+ * more and set off the VAD (kitchen, 1.5 s into an answer).
+ */
+const NEAR_END_BETTER_RATIO = 0.3;
 /** The background has gone off course above this multiple of the foreground's error energy. */
 const DIVERGED_RATIO = 2;
 /** A block predicted below this share of the microphone's energy shows an echo path. */
@@ -180,8 +187,9 @@ export class EchoFilter {
     const playing = refEnergy > 1e-7 * B;
     if (playing) this.adaptBackground(bgOut, this.nearEnd ? NEAR_END_STEP : 1);
 
-    // The two-path decision: which filter's weights stand. Never the background's during double talk.
-    if (playing && !this.nearEnd && bgError < BETTER_RATIO * fgError) {
+    // The two-path decision: which filter's weights stand. During what looks like double talk, only
+    // a background that cancels far better (see NEAR_END_BETTER_RATIO).
+    if (playing && bgError < (this.nearEnd ? NEAR_END_BETTER_RATIO : BETTER_RATIO) * fgError) {
       this.better++;
       if (this.better >= BETTER_BLOCKS) {
         this.copy(this.br, this.bi, this.fr, this.fi);

@@ -14,6 +14,12 @@ const FLOOR_DB = -100;
  */
 const BELOW_SPEECH_DB = 36;
 const ASSUMED_SPEECH_DB = -22;
+/**
+ * Over the assistant's own voice, speech must come this close to the speaker's level to start a turn:
+ * a person talking to the assistant is, and what the echo canceller leaves of the answer (measured
+ * in five rooms: 23-34 dB under the user's level where it set off the VAD) is not.
+ */
+const NEAR_VOICE_DB = 20;
 
 export class EnergyTracker {
   private readonly db: Float32Array;
@@ -44,6 +50,20 @@ export class EnergyTracker {
       if (!speech) this.noiseFloor += (d - this.noiseFloor) * (d < this.noiseFloor ? 0.3 : 0.02);
       else if (d > this.noiseFloor + 12) this.speech.push(d);
     }
+  }
+
+  /**
+   * Whether a window comes near the speaker's own voice: its loudest sub-frame within
+   * NEAR_VOICE_DB of the loud part of their voice (of ASSUMED_SPEECH_DB before any was heard).
+   */
+  reachesVoice(window: Float32Array): boolean {
+    let peak = FLOOR_DB;
+    for (let o = 0; o + SUBFRAME <= window.length; o += SUBFRAME) {
+      let sum = 0;
+      for (let i = o; i < o + SUBFRAME; i++) sum += window[i]! * window[i]!;
+      peak = Math.max(peak, 10 * Math.log10(sum / SUBFRAME + 1e-12));
+    }
+    return peak >= (this.speech.value ?? ASSUMED_SPEECH_DB) - NEAR_VOICE_DB;
   }
 
   /** Level a sub-frame must exceed to count as part of speech: clear of the noise, near the voice. */

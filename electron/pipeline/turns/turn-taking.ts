@@ -150,7 +150,7 @@ export class TurnTaking {
     const heardFrom = this.timeline.windowStart(backlog);
     const reference = this.ctx.output.audible(heardFrom, input.length);
     const started = performance.now();
-    const echoFree = this.echo.process(input, reference);
+    const echoFree = this.echo.process(input, reference, this.segmenter.hasCandidate);
     const echoCostMs = performance.now() - started;
     this.links.onCleaned?.(echoFree);
     const window = this.inputGain.process(echoFree, reference !== null);
@@ -184,7 +184,10 @@ export class TurnTaking {
     // With barge-in off, speech over the assistant's voice is not a turn; in one-shot mode, nor is
     // speech no activation asked for (it is still heard: the VAD, the echo reference, the meter).
     const opens = this.links.gate.listens(phase) && (mode !== 'one-shot' || this.oneShot.listening);
-    const heard = speech && (this.segmenter.hasCandidate || opens);
+    // Over the assistant's voice, speech must also come near the user's own level to begin: a person
+    // talking to it does, the canceller's leftovers of the answer do not. Once begun, it goes on as usual.
+    const overEcho = this.echo.last.active && !this.segmenter.hasCandidate;
+    const heard = speech && (this.segmenter.hasCandidate || (opens && (!overEcho || this.energy.reachesVoice(window))));
     const events = this.segmenter.push(atMs, heard);
     const isNewCandidate = events.some((e) => e.type === 'candidate');
     if (this.stt && !isNewCandidate) this.stt.accept(window);
