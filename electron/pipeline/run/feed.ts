@@ -74,15 +74,11 @@ export async function feedFrames(
 ): Promise<number> {
   const maxTailMs = opts.maxTailMs ?? 120_000;
   let inputMs = Infinity;
-  /** Frames handed over and not yet heard (see below). */
-  let queued: Promise<void> = Promise.resolve();
   for (let k = 0; ; k++) {
     const startMs = k * VAD_WINDOW_MS;
     const endMs = startMs + VAD_WINDOW_MS;
     let frame = startMs < inputMs ? source(k) : null;
     if (!frame) {
-      // Whether the pipeline is done is known once it has heard everything handed over.
-      await queued;
       inputMs = Math.min(inputMs, startMs);
       // A timeout still to come (nextWakeMs) runs on the windows fed until then.
       const wake = pipeline.nextWakeMs();
@@ -94,11 +90,6 @@ export async function feedFrames(
     opts.beforeFrame?.(frame, startMs);
     await frameDue(clock, endMs, opts.fast && !pipeline.busy);
     opts.recordInto?.(frame, startMs);
-    queued = pipeline.pushAudio(frame);
-    // A microphone does not wait for the pipeline: while it is behind (the next frame is already
-    // due), frames queue up and it hears them as a backlog, as the app's do. Waited for one by one,
-    // each would arrive late and alone, which the pipeline must take for a pause in the input (it
-    // ties its input time to the clock again, and the echo reference would no longer match).
-    if (clock.now() < endMs + VAD_WINDOW_MS) await queued;
+    await pipeline.pushAudio(frame);
   }
 }
