@@ -74,12 +74,6 @@ export async function feedFrames(
 ): Promise<number> {
   const maxTailMs = opts.maxTailMs ?? 120_000;
   let inputMs = Infinity;
-  // Frames are handed over as they fall due, as a microphone does, not once the pipeline has heard
-  // the last: a pipeline that falls behind then finds them queued (a backlog). Handed over one by
-  // one, each late and alone, they would read as a pause in the input, and the pipeline would tie
-  // its input time to the clock again (the echo reference then no longer matches the input).
-  let queued: Promise<void> = Promise.resolve();
-  let inFlight = 0;
   for (let k = 0; ; k++) {
     const startMs = k * VAD_WINDOW_MS;
     const endMs = startMs + VAD_WINDOW_MS;
@@ -89,19 +83,13 @@ export async function feedFrames(
       // A timeout still to come (nextWakeMs) runs on the windows fed until then.
       const wake = pipeline.nextWakeMs();
       const waiting = wake !== null && wake - clock.now() <= (opts.wakeWithinMs ?? Infinity);
-      const finished = inFlight === 0 && !pipeline.active && output.endMs <= startMs && !waiting;
-      if (finished || startMs - inputMs > maxTailMs) {
-        await queued;
-        return startMs;
-      }
+      const finished = !pipeline.active && output.endMs <= startMs && !waiting;
+      if (finished || startMs - inputMs > maxTailMs) return startMs;
       frame = new Float32Array(VAD_WINDOW);
     }
     opts.beforeFrame?.(frame, startMs);
-    // A fast clock jumps only once everything handed over has been heard: it skips idle time, not work.
-    if (opts.fast && !pipeline.busy) await queued;
-    await frameDue(clock, endMs, opts.fast && !pipeline.busy && inFlight === 0);
+    await frameDue(clock, endMs, opts.fast && !pipeline.busy);
     opts.recordInto?.(frame, startMs);
-    inFlight++;
-    queued = pipeline.pushAudio(frame).finally(() => inFlight--);
+    await pipeline.pushAudio(frame);
   }
 }
