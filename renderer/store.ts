@@ -9,7 +9,7 @@ import type { TimerView } from '../electron/timers/timer-view';
 import type { TurnReport } from '../electron/pipeline/report';
 import type { Settings } from '../electron/settings/schema';
 import type { VadPoint } from './model/endpoint-replay';
-import type { EndReason } from '../electron/pipeline/vocabulary';
+import type { EndReason, HeldBy } from '../electron/pipeline/vocabulary';
 
 export interface ConversationEntry {
   /** The pipeline's turn index. */
@@ -39,11 +39,13 @@ export interface LiveTurn {
   reason: EndReason;
 }
 
-/** One answer of the end-of-turn model: asked at `atMs` (pipeline clock) in a pause of turn `turn`. */
+/** One answer of the end-of-turn model: asked at `atMs` (pipeline clock) in a pause of turn `turn`; `heldBy`: the words held the pause whatever it said. */
 export interface TurnCheckPoint {
   turn: number;
   atMs: number;
   probability: number;
+  text: string;
+  heldBy: HeldBy | null;
 }
 
 /** About 64 s of 32 ms windows. */
@@ -187,7 +189,7 @@ export const useUi = create<UiState>()((set, get) => ({
         set((s) => ({ timers: s.timers.map((t) => (t.id === p.id ? { ...t, ringing: true } : t)) }));
         break;
       case 'turn-check':
-        set((s) => ({ turnChecks: [...s.turnChecks, { turn: p.turn, atMs: p.atMs, probability: p.probability }].slice(-TURN_CHECKS) }));
+        set((s) => ({ turnChecks: [...s.turnChecks, { turn: p.turn, atMs: p.atMs, probability: p.probability, text: p.text, heldBy: p.heldBy }].slice(-TURN_CHECKS) }));
         break;
       case 'error':
         get().notify('error', p.message);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { scoreClip, scorePolicy } from '../electron/bench/turn-score';
+import { scoreClip, scorePolicy, wordHolds } from '../electron/bench/turn-score';
 import { tickStep, tradeoffSvg } from '../electron/bench/turn-svg';
 import { MODELS, runCli, SPEECH, tempDir } from './helpers';
 
@@ -51,7 +51,7 @@ describe('npm run bench -- --turns', () => {
     const svgFile = path.join(dir, 'out.svg');
     const r = await runCli('electron/cli/bench.ts', ['--turns', '--quick', '--corpus', dir, '--models', MODELS, '--json', json, '--svg', svgFile], 240_000);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /policy +holds +ends +false cut-offs +end latency median +p95 +never ended +cut mid-speech/);
+    assert.match(r.stdout, /policy +holds +ends +false cut-offs +end latency median +p95 +never ended +cut mid-speech +held by words \(overruled\)/);
     assert.match(r.stdout, /sequential \/ streaming: \d+\.\d\d/);
     assert.match(r.stdout, /end-of-turn model test-turn-eot-espeak: \d+ checks/);
 
@@ -65,7 +65,7 @@ describe('npm run bench -- --turns', () => {
       ['silence 300 ms', 'silence 600 ms', 'model p>=0.5 @200 ms'],
     );
     for (const p of policies) {
-      assert.deepEqual(Object.keys(p), ['name', 'holds', 'ends', 'falseCutoffRate', 'endLatencyMs', 'neverEnded', 'cutsMidSpeech']);
+      assert.deepEqual(Object.keys(p), ['name', 'holds', 'ends', 'falseCutoffRate', 'endLatencyMs', 'neverEnded', 'cutsMidSpeech', 'heldByWords']);
       assert.equal(p.holds, holds);
       assert.equal(p.ends, ends);
       const rate = p.falseCutoffRate as number;
@@ -75,6 +75,10 @@ describe('npm run bench -- --turns', () => {
       assert.ok(lat.median > 0 && lat.median <= lat.p95, `${p.name}: ${JSON.stringify(lat)}`);
       assert.equal(p.neverEnded, 0, `${p.name}: 3 s of silence ends every turn`);
     }
+    // The dangling-word rule is counted over the model's checks only.
+    assert.deepEqual(policies.map((p) => p.heldByWords === null), [true, true, false]);
+    const words = policies[2]!.heldByWords as { checks: number; held: number; overruled: number };
+    assert.ok(words.checks > 0 && words.held <= words.checks && words.overruled <= words.held, JSON.stringify(words));
     // Silence alone waits at least its silence after the words end (the placed end may be a window early).
     assert.ok((policies[1]!.endLatencyMs as { median: number }).median >= 550);
 
@@ -156,7 +160,15 @@ describe('turn scoring', () => {
     const late = scoreClip(pauses, [{ atMs: 6100, speechEndMs: 2990 }]);
     assert.deepEqual(late.latenciesMs, [3100]);
     const p = scorePolicy('x', [s, scoreClip(pauses, [{ atMs: 3200, speechEndMs: 3000 }])]);
-    assert.deepEqual(p, { name: 'x', holds: 4, ends: 2, falseCutoffRate: 0.25, endLatencyMs: { median: 200, p95: 200 }, neverEnded: 1, cutsMidSpeech: 2 });
+    assert.deepEqual(p, { name: 'x', holds: 4, ends: 2, falseCutoffRate: 0.25, endLatencyMs: { median: 200, p95: 200 }, neverEnded: 1, cutsMidSpeech: 2, heldByWords: null });
+  });
+
+  it('counts the checks a dangling word held, and those where it overruled a finished verdict', () => {
+    const check = (probability: number, text: string, heldBy: 'dangling-word' | null) => ({ atMs: 0, probability, text, heldBy });
+    const checks = [check(0.9, 'call my', 'dangling-word'), check(0.1, 'turn on the', 'dangling-word'), check(0.9, 'call my mom', null)];
+    assert.deepEqual(wordHolds(checks, 0.5), { checks: 3, held: 2, overruled: 1 });
+    assert.deepEqual(wordHolds(checks, 0.05), { checks: 3, held: 2, overruled: 2 });
+    assert.equal(scorePolicy('m', [], wordHolds(checks, 0.5)).heldByWords!.held, 2);
   });
 });
 

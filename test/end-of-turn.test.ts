@@ -85,6 +85,17 @@ describe('end-of-turn model (real engines)', () => {
     assert.ok(silence.reports.every((x) => x.turnDetector === null && x.endReason === 'silence'));
   });
 
+  it('each check carries the words at it and what held the pause (nothing: "set a timer for" ends in a word a sentence can end with)', async () => {
+    const settings = mergeSettings(BASE, { endpointing: { silenceMs: 400 }, prepareAnswers: false });
+    const { reports, events } = await talk(withModel, settings, 'timer_pause');
+    const checks = reports[0]!.turnDetector!.checks;
+    assert.deepEqual(words(checks[0]!.text), ['set', 'a', 'timer', 'for'], JSON.stringify(checks));
+    assert.deepEqual(words(checks.at(-1)!.text), ['set', 'a', 'timer', 'for', 'ten', 'minutes']);
+    assert.ok(checks.every((c) => c.heldBy === null), JSON.stringify(checks));
+    const published = events.filter((e) => e.type === 'turn-check');
+    assert.deepEqual(published.map((e) => e.type === 'turn-check' && e.text), checks.map((c) => c.text));
+  });
+
   it('a finished question ends sooner than with silence alone', async () => {
     const settings = mergeSettings(BASE, { prepareAnswers: false });
     const model = (await talk(withModel, settings, 'weather')).reports[0]!;

@@ -16,7 +16,13 @@ import type { TurnEvent, TurnGate } from '../electron/pipeline/turns/turn-events
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
 import type { AssistantPhase } from '../electron/pipeline/vocabulary';
 
-function scripted(words: string[]) {
+/**
+ * `heard`: the recognizer's interim words (`partial`) and what each peek() gives in turn (`peeks`,
+ * then `partial` again; without `peeks` sessions cannot peek). By default the partials are
+ * "partial N" and sessions cannot peek.
+ */
+type Heard = { partial: string; peeks?: string[] };
+function scripted(words: string[], heard?: Heard) {
   const vad: VoiceActivityDetector = {
     info: { id: 'scripted-vad', loadMs: 0, threshold: 0.5 },
     accept: async (w) => ({ speech: w.some((x) => x !== 0), probability: w.some((x) => x !== 0) ? 0.9 : 0.05 }),
@@ -34,9 +40,10 @@ function scripted(words: string[]) {
     createSession: (onPartial) => {
       const id = n++;
       return {
-        accept: () => onPartial?.(`partial ${id}`),
+        accept: () => onPartial?.(heard ? heard.partial : `partial ${id}`),
         abort: () => aborted.push(id),
         finish: async () => words.shift() ?? '',
+        ...(heard?.peeks ? { peek: async () => heard.peeks!.shift() ?? heard.partial } : {}),
       };
     },
   };
@@ -44,9 +51,9 @@ function scripted(words: string[]) {
 }
 
 /** Runs `speech` spans (ms) through turn taking window by window on a fast clock. */
-async function run(opts: { speech: [number, number][]; totalMs: number; words?: string[]; settings?: Settings; phase?: (ms: number) => AssistantPhase; listens?: boolean; keys?: [number, number][]; turn?: TurnDetector }) {
+async function run(opts: { speech: [number, number][]; totalMs: number; words?: string[]; heard?: Heard; settings?: Settings; phase?: (ms: number) => AssistantPhase; listens?: boolean; keys?: [number, number][]; turn?: TurnDetector }) {
   const settings = opts.settings ?? mergeSettings(DEFAULT_SETTINGS, { endpointing: { silenceMs: 400, minSpeechMs: 200 } });
-  const engines = { ...scripted(opts.words ?? ['hello there', 'second turn']), turn: opts.turn ?? null };
+  const engines = { ...scripted(opts.words ?? ['hello there', 'second turn'], opts.heard), turn: opts.turn ?? null };
   const clock = new FastForwardClock();
   const hub = new EventHub();
   const pub: PipelineEvent[] = [];
@@ -214,6 +221,49 @@ describe('turn taking with an end-of-turn model (scripted model)', () => {
     assert.equal(end!.turn.reason, 'silence');
     assert.equal(end!.turn.turnChecks, null);
     assert.equal(m.heard.length, 0);
+  });
+
+  // Scheduling logic only: the model's verdict is SCRIPTED (0.99, "finished") so that only the words decide.
+  describe('a dangling word holds the pause whatever the model says (scheduling logic, scripted 0.99 verdict)', () => {
+    const waitedAfter = (end: Extract<TurnEvent, { type: 'end-of-turn' }>) => end.turn.endOfTurnMs - end.turn.speechEndMs;
+
+    it('"set an alarm for the": held until maxPauseMs, the check carrying the words and what held it', async () => {
+      const m = scriptedDetector([0.99]);
+      const { turns, pub } = await run({ speech: [[320, 1280]], totalMs: 3500, settings, turn: m.detector, heard: { partial: 'set an alarm for', peeks: ['set an alarm for the'] } });
+      const [end, ...more] = endOf(turns);
+      assert.equal(more.length, 0);
+      assert.equal(end!.turn.reason, 'silence');
+      const waited = waitedAfter(end!);
+      assert.ok(waited >= 1600 - 32 && waited <= 1600 + 64, `ended ${waited} ms after the speech, not at the check`);
+      assert.deepEqual(end!.turn.turnChecks!.map(({ probability, text, heldBy }) => ({ probability, text, heldBy })), [{ probability: 0.99, text: 'set an alarm for the', heldBy: 'dangling-word' }]);
+      assert.ok(pub.some((e) => e.type === 'turn-check' && e.text === 'set an alarm for the' && e.heldBy === 'dangling-word'));
+    });
+
+    it('the same verdict on a finished sentence ends the turn at the check', async () => {
+      const m = scriptedDetector([0.99]);
+      const { turns } = await run({ speech: [[320, 1280]], totalMs: 3500, settings, turn: m.detector, heard: { partial: 'set an alarm for', peeks: ['set an alarm for seven'] } });
+      const [end] = endOf(turns);
+      assert.equal(end!.turn.reason, 'turn-model');
+      assert.ok(waitedAfter(end!) < 600, `${waitedAfter(end!)}`);
+      assert.deepEqual(end!.turn.turnChecks!.map(({ text, heldBy }) => ({ text, heldBy })), [{ text: 'set an alarm for seven', heldBy: null }]);
+    });
+
+    it('a recognizer that cannot peek: the latest interim words decide', async () => {
+      const m = scriptedDetector([0.99]);
+      const { turns } = await run({ speech: [[320, 1280]], totalMs: 3500, settings, turn: m.detector, heard: { partial: 'call my' } });
+      const [end] = endOf(turns);
+      assert.equal(end!.turn.reason, 'silence');
+      assert.deepEqual(end!.turn.turnChecks!.map(({ text, heldBy }) => ({ text, heldBy })), [{ text: 'call my', heldBy: 'dangling-word' }]);
+    });
+
+    it('a held pause the user goes on from stays one turn', async () => {
+      const m = scriptedDetector([0.99, 0.99]);
+      const { turns } = await run({ speech: [[320, 1000], [2000, 2600]], totalMs: 4000, settings, turn: m.detector, heard: { partial: '', peeks: ['call mom and um', 'call mom and um at home'] } });
+      const ends = endOf(turns);
+      assert.equal(ends.length, 1, 'the 1 s pause after "and um" did not end the turn');
+      assert.equal(ends[0]!.turn.reason, 'turn-model');
+      assert.deepEqual(ends[0]!.turn.turnChecks!.map((c) => c.heldBy), ['dangling-word', null]);
+    });
   });
 
   it('a failing model says so once and leaves the pauses to silence', async () => {

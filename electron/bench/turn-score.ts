@@ -8,6 +8,7 @@
  * not mark (under 100 ms, or inside a word), and is counted apart.
  */
 import { distribution } from '../stats';
+import type { TurnCheck } from '../pipeline/vocabulary';
 import type { Pause } from './turn-corpus';
 
 /** How far before a marked pause the placed end of the words may lie (a soft last sound the energy envelope leaves out; up to about 180 ms measured here). */
@@ -78,10 +79,24 @@ export interface PolicyScore {
   neverEnded: number;
   /** Ends of turn decided mid-speech, at no marked pause (not in the false cut-off rate, which is per hold). */
   cutsMidSpeech: number;
+  /** With the end-of-turn model: its checks in ended turns, and how many of them a dangling word held (`overruled`: the model had said finished). Null without the model. */
+  heldByWords: WordHolds | null;
+}
+
+export interface WordHolds {
+  checks: number;
+  held: number;
+  overruled: number;
+}
+
+/** How the dangling-word rule weighed in on a policy's checks, the model's threshold being `threshold`. */
+export function wordHolds(checks: readonly TurnCheck[], threshold: number): WordHolds {
+  const held = checks.filter((c) => c.heldBy !== null);
+  return { checks: checks.length, held: held.length, overruled: held.filter((c) => c.probability >= threshold).length };
 }
 
 /** Sums clip scores into one policy's row. */
-export function scorePolicy(name: string, clips: readonly ClipScore[]): PolicyScore {
+export function scorePolicy(name: string, clips: readonly ClipScore[], heldByWords: WordHolds | null = null): PolicyScore {
   const sum = (f: (c: ClipScore) => number) => clips.reduce((a, c) => a + f(c), 0);
   const holds = sum((c) => c.holds);
   const d = distribution(clips.flatMap((c) => c.latenciesMs));
@@ -93,5 +108,6 @@ export function scorePolicy(name: string, clips: readonly ClipScore[]): PolicySc
     endLatencyMs: { median: d.median, p95: d.p95 },
     neverEnded: sum((c) => c.neverEnded),
     cutsMidSpeech: sum((c) => c.cutsMidSpeech),
+    heldByWords,
   };
 }

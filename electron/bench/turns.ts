@@ -9,13 +9,14 @@ import { machineInfo, rtf, type MachineInfo } from './machine';
 import { SEQUENTIAL_SILENCE_MS, sequentialClip } from './sequential';
 import type { TurnClip } from './turn-corpus';
 import { recordingDetector, runTurnTaking } from './turn-run';
-import { scoreClip, scorePolicy, type PolicyScore } from './turn-score';
+import { scoreClip, scorePolicy, wordHolds, type PolicyScore } from './turn-score';
 import type { ChartSeries } from './turn-svg';
 import type { TurnScore } from '../engines/turn-detector';
 import { FastForwardClock } from '../pipeline/clock';
 import type { LoadedEngines } from '../pipeline/load-engines';
 import { TimelineOutput } from '../pipeline/speak/output';
 import type { TurnReport } from '../pipeline/report';
+import type { TurnCheck } from '../pipeline/vocabulary';
 import { runInput } from '../pipeline/run/run-input';
 import { distribution, percentile } from '../stats';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
@@ -105,11 +106,14 @@ async function sweep(engines: LoadedEngines, account: EngineAccount, clips: read
     const settings = mergeSettings(base, { endpointing: policy.endpointing });
     const t0 = performance.now();
     const perClip = [];
+    // The model's checks in the turns ended, with the words at each: what the dangling-word rule held.
+    const checks: TurnCheck[] = [];
     for (const clip of clips) {
-      const ends = await runTurnTaking({ vad: timed.vad, stt: timed.stt, turn }, clip.samples, settings);
+      const ends = await runTurnTaking({ vad: timed.vad, stt: timed.stt, turn }, clip.samples, settings, { onEnd: (t) => checks.push(...(t.turnChecks ?? [])) });
       perClip.push(scoreClip(clip.pauses, ends));
     }
-    scores.push(scorePolicy(policy.name, perClip));
+    const e = settings.endpointing;
+    scores.push(scorePolicy(policy.name, perClip, e.turnModel ? wordHolds(checks, e.turnThreshold) : null));
     progress(`policy ${i + 1}/${policies.length} ${policy.name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
   return scores;
@@ -197,13 +201,14 @@ const fmt = (v: number | null, digits = 0) => (v === null ? '—' : v.toFixed(di
 /** The printed report: one row per policy, then the baseline, the detector's cost, models and machine. */
 export function turnTable(r: TurnBenchResult): string {
   const w = Math.max(6, ...r.policies.map((p) => p.name.length));
-  const cols = ['holds', 'ends', 'false cut-offs', 'end latency median', 'p95', 'never ended', 'cut mid-speech'];
+  const cols = ['holds', 'ends', 'false cut-offs', 'end latency median', 'p95', 'never ended', 'cut mid-speech', 'held by words (overruled)'];
   const widths = cols.map((c) => Math.max(5, c.length));
   const row = (name: string, cells: string[]) => [name.padEnd(w), ...cells.map((c, i) => c.padStart(widths[i]!))].join('  ');
   const lines = [row('policy', cols)];
   for (const p of r.policies) {
     const rate = p.falseCutoffRate === null ? '—' : `${(p.falseCutoffRate * 100).toFixed(1)} %`;
-    lines.push(row(p.name, [String(p.holds), String(p.ends), rate, `${fmt(p.endLatencyMs.median)} ms`, fmt(p.endLatencyMs.p95), String(p.neverEnded), String(p.cutsMidSpeech)]));
+    const words = p.heldByWords === null ? '—' : `${p.heldByWords.held}/${p.heldByWords.checks} (${p.heldByWords.overruled})`;
+    lines.push(row(p.name, [String(p.holds), String(p.ends), rate, `${fmt(p.endLatencyMs.median)} ms`, fmt(p.endLatencyMs.p95), String(p.neverEnded), String(p.cutsMidSpeech), words]));
   }
   const b = r.baseline;
   lines.push('');

@@ -2,7 +2,7 @@ import type { Clause } from '../text/clauses';
 import type { ListenCue } from '../audio/chime';
 import type { TurnReport } from './report';
 import type { TimerView } from '../timers/timer-view';
-import type { EndReason, OneShotReason, OneShotState } from './vocabulary';
+import type { EndReason, OneShotReason, OneShotState, TurnCheck } from './vocabulary';
 
 /** `idle`: one-shot mode with the microphone closed (speech is ignored until an activation). */
 export type AssistantState = 'idle' | 'listening' | 'hearing' | 'thinking' | 'speaking';
@@ -14,8 +14,8 @@ export type PipelineEvent =
   | { type: 'vad'; t: number; probability: number; speech: boolean; threshold: number; gainDb: number }
   | { type: 'speech-start'; t: number; startMs: number }
   | { type: 'speech-end'; t: number; speechEndMs: number }
-  /** The end-of-turn model was asked at `atMs` (a pause of turn `turn`) and said `probability` (finished). */
-  | { type: 'turn-check'; t: number; turn: number; atMs: number; probability: number }
+  /** The end-of-turn model was asked at `atMs` (a pause of turn `turn`) and said `probability` (finished); the words then were `text`, and `heldBy` held the pause whatever it said. */
+  | ({ type: 'turn-check'; t: number; turn: number } & TurnCheck)
   /** The user's turn `turn` was ended (t is when it was decided). */
   | { type: 'end-of-turn'; t: number; turn: number; speechStartMs: number; speechEndMs: number; reason: EndReason }
   | { type: 'partial'; t: number; turn: number; text: string }

@@ -23,10 +23,19 @@ export type EndReason = 'silence' | 'turn-model' | 'max-length' | 'push-to-talk'
  */
 export type StartedBy = 'activation' | 'push-to-talk' | 'speech';
 
-/** One check of the end-of-turn model: when it was asked (pipeline clock) and what it said. */
+/** Why a pause was held whatever the end-of-turn model said: its words end in one no sentence ends with ("set an alarm for the"). */
+export type HeldBy = 'dangling-word';
+
+/**
+ * One check of the end-of-turn model: when it was asked (pipeline clock), what it said, the
+ * recognizer's words at that moment, and what held the pause whatever the model said (null: the
+ * model's verdict stood).
+ */
 export interface TurnCheck {
   atMs: number;
   probability: number;
+  text: string;
+  heldBy: HeldBy | null;
 }
 
 /** `idle`: speech is ignored. `armed`: listening, no speech yet. `turn`: the user's turn is under way. */

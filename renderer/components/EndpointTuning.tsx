@@ -29,14 +29,15 @@ function endedAfter(reason: EndReason, ms: number): string {
 
 /**
  * The model's answers in this span, as labels over the plot (HTML, so the stretched SVG does not
- * distort the text): ✓ when the probability reaches the current threshold, … when it does not.
+ * distort the text): ✓ when the probability reaches the current threshold, … when it does not or
+ * when the words held the pause whatever the model said (a dangling "the", "my", "um").
  */
 function CheckLabels({ checks, span, turnThreshold }: { checks: TurnCheckPoint[]; span: Span; turnThreshold: number }) {
   return (
     <>
       {checks.map((c) => {
         const pct = ((c.atMs - span.from) / (span.to - span.from)) * 100;
-        const finished = c.probability >= turnThreshold;
+        const finished = c.heldBy === null && c.probability >= turnThreshold;
         // Kept inside the plot near its edges.
         const shift = pct > 85 ? '-100%' : pct < 15 ? '0' : '-50%';
         return (
@@ -45,7 +46,7 @@ function CheckLabels({ checks, span, turnThreshold }: { checks: TurnCheckPoint[]
             className={`turn-check-label ${finished ? 'finished' : 'unfinished'}`}
             style={{ left: `${pct}%`, transform: `translateX(${shift})` }}
             data-testid="turn-check"
-            aria-label={`End-of-turn model at ${formatMs(c.atMs)}: ${c.probability.toFixed(2)}, ${finished ? 'finished' : 'not finished'} at threshold ${turnThreshold.toFixed(2)}`}
+            aria-label={`End-of-turn model at ${formatMs(c.atMs)}: ${c.probability.toFixed(2)}, ${finished ? 'finished' : 'not finished'} at threshold ${turnThreshold.toFixed(2)}${c.heldBy ? `, held: the words end in a dangling word ("${c.text}")` : ''}`}
           >
             {c.probability.toFixed(2)} {finished ? '✓' : '…'}
           </span>
@@ -102,7 +103,7 @@ function Trace({ trace, span, threshold, live, replay, checks, turnThreshold, la
             </g>
           ))}
           {checksHere.map((c) => (
-            <g key={`k${c.turn}-${c.atMs}`} className={`turn-check ${c.probability >= labelThreshold ? 'finished' : 'unfinished'}`}>
+            <g key={`k${c.turn}-${c.atMs}`} className={`turn-check ${c.heldBy === null && c.probability >= labelThreshold ? 'finished' : 'unfinished'}`}>
               {/* Full height: when it was asked shows even for a probability near 0. */}
               <line className="stem" x1={x(c.atMs)} x2={x(c.atMs)} y1={0} y2={H} />
               <line className="head" x1={x(c.atMs) - 5} x2={x(c.atMs) + 5} y1={y(c.probability)} y2={y(c.probability)} />

@@ -13,6 +13,8 @@
  *   window `turnCheckMs` after the speech end (live, the model's own latency comes on top). A pause
  *   with no recorded check (the model was not asked live: it was off, or the pause is new under
  *   these settings) is treated as unfinished, so only the ceiling `maxPauseMs` ends it.
+ * - A check whose words held the pause live (`heldBy`, "set an alarm for the") holds it here too,
+ *   whatever the threshold: the words do not change with the settings.
  */
 import { Segmenter, type SegmenterEvent, type SpeechBoundaries } from '../../electron/pipeline/turns/segmenter';
 import { TurnEndPolicy, type TurnEndConfig } from '../../electron/pipeline/turns/turn-end';
@@ -31,10 +33,13 @@ export interface ReplaySettings extends TurnEndConfig {
   maxTurnMs: number;
 }
 
+/** A recorded check: when and what the model said, and what held the pause whatever it said (absent: nothing). */
+export type ReplayCheck = Pick<TurnCheck, 'atMs' | 'probability'> & Partial<Pick<TurnCheck, 'heldBy'>>;
+
 /** The end-of-turn model as it was live: whether one is loaded, and what it said (pipeline clock). */
 export interface ReplayModel {
   loaded: boolean;
-  checks: readonly TurnCheck[];
+  checks: readonly ReplayCheck[];
 }
 
 export interface ReplayedTurn {
@@ -136,7 +141,7 @@ export function replayEndpointing(trace: readonly VadPoint[], s: ReplaySettings,
     const untilMs = nextSpeechMs(trace, index, s.vadThreshold);
     const check = model.checks.find((c) => c.atMs > pauseFromMs && c.atMs < untilMs);
     // No recorded answer: the verdict stays open and the policy keeps the ceiling.
-    if (check && policy.verdict(id, check.probability, s) === 'end') {
+    if (check && policy.verdict(id, check.probability, s, check.heldBy ?? null) === 'end') {
       const e = segmenter.forceEnd(w.t, 'turn-model');
       if (e) handle(e);
     }

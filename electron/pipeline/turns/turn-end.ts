@@ -7,7 +7,14 @@
  * With the model: once a pause has lasted `turnCheckMs`, the turn so far is scored once. A turn that
  * sounds finished (probability >= `turnThreshold`) ends at once; one that sounds unfinished may pause
  * up to `maxPauseMs` (the ceiling). Without the model, or when a check fails, `silenceMs` decides.
+ *
+ * The model judges sound; the words judge too. When the recognizer's words at a check end in a word
+ * no English sentence ends with ("set an alarm for the", "call my", "and um"), the pause is a hold
+ * whatever the model said (`heldBy` "dangling-word"): silence then runs to `maxPauseMs`, as for an
+ * unfinished verdict.
  */
+import { endsDangling } from './dangling-word';
+import type { HeldBy } from '../vocabulary';
 export interface TurnEndConfig {
   silenceMs: number;
   turnModel: boolean;
@@ -17,6 +24,14 @@ export interface TurnEndConfig {
 }
 
 type Verdict = 'finished' | 'unfinished' | 'failed';
+
+/**
+ * What holds a pause whatever the model says, given the recognizer's words at the check (null: none
+ * were had): "dangling-word" when they end in a word a sentence cannot end with, else null.
+ */
+export function holdFor(words: string | null): HeldBy | null {
+  return words !== null && endsDangling(words) ? 'dangling-word' : null;
+}
 
 export class TurnEndPolicy {
   private pause: { id: number; speechEndMs: number; asked: boolean; verdict: Verdict | null } | null = null;
@@ -48,11 +63,14 @@ export class TurnEndPolicy {
     return p.id;
   }
 
-  /** The model's probability for check `id`: 'end' when the turn ends now. */
-  verdict(id: number, probability: number, cfg: TurnEndConfig): 'end' | 'wait' | 'stale' {
+  /**
+   * The model's probability for check `id`: 'end' when the turn ends now. `heldBy` (see holdFor): the
+   * words hold this pause, so it is unfinished whatever the probability.
+   */
+  verdict(id: number, probability: number, cfg: TurnEndConfig, heldBy: HeldBy | null = null): 'end' | 'wait' | 'stale' {
     const p = this.pause;
     if (!p || p.id !== id) return 'stale';
-    p.verdict = probability >= cfg.turnThreshold ? 'finished' : 'unfinished';
+    p.verdict = heldBy === null && probability >= cfg.turnThreshold ? 'finished' : 'unfinished';
     return p.verdict === 'finished' ? 'end' : 'wait';
   }
 

@@ -13,7 +13,7 @@ import { OneShotPolicy, type OneShotChange } from './one-shot';
 import { PostRoll } from '../listen/post-roll';
 import { round, type EchoReport } from '../report';
 import { Segmenter, type SegmenterEvent } from './segmenter';
-import { TurnEndPolicy } from './turn-end';
+import { holdFor, TurnEndPolicy } from './turn-end';
 import type { AssistantPhase, EndReason, OneShotState, StartedBy, TurnCheck } from '../vocabulary';
 import type { HeardWindow, TurnEvent, TurnGate } from './turn-events';
 
@@ -61,6 +61,11 @@ export class TurnTaking {
   private stt: SttSession | null = null;
   /** The recognizer's latest words for the speech in progress. */
   private lastWords = '';
+  /**
+   * The words so far as the final decode would give them, asked once per pause (the prepared answer
+   * and the end-of-turn check share the one decode); null when the recognizer cannot peek.
+   */
+  private pauseWords: (() => Promise<string>) | null = null;
   /** Push-to-talk key held since downMs. */
   private ptt: { downMs: number; firstSpeechMs: number | null } | null = null;
   /** One-shot mode: whether an activation has opened the microphone for a turn (times on the pipeline clock). */
@@ -197,8 +202,10 @@ export class TurnTaking {
   }
 
   /**
-   * Asks the end-of-turn model whether the turn so far sounds finished. The audio path does not wait:
-   * the verdict arrives between windows and ends the turn then, if the user is still pausing.
+   * Asks the end-of-turn model whether the turn so far sounds finished, and takes the words at that
+   * moment (the pause's final decode, else the latest interim words): words that end in one no
+   * sentence ends with hold the pause whatever the model says (TurnEndPolicy). The audio path does
+   * not wait: the verdict arrives between windows and ends the turn then, if the user is still pausing.
    */
   private checkTurnEnd(id: number, atMs: number): void {
     const detector = this.engines.turn;
@@ -208,15 +215,17 @@ export class TurnTaking {
     const turn = this.nextIndex;
     const ended = this.ended;
     const askedMs = this.timeline.toClock(atMs);
+    // A recognizer that cannot peek, or a peek that fails: the latest interim words stand in.
+    const words = this.pauseWords ? this.pauseWords().catch(() => this.lastWords) : Promise.resolve(this.lastWords);
     this.scoring++;
-    detector
-      .score(audio)
-      .then(({ probability }) => {
+    Promise.all([detector.score(audio), words])
+      .then(([{ probability }, text]) => {
         if (this.ended !== ended) return;
-        const check = { atMs: round(askedMs), probability: Math.round(probability * 10000) / 10000 };
+        const heldBy = holdFor(text);
+        const check: TurnCheck = { atMs: round(askedMs), probability: Math.round(probability * 10000) / 10000, text, heldBy };
         this.checks.push(check);
         this.ctx.events.emit({ type: 'turn-check', t: this.ctx.clock.now(), turn, ...check });
-        if (this.turnEnd.verdict(id, probability, this.ctx.settings().endpointing) !== 'end') return;
+        if (this.turnEnd.verdict(id, probability, this.ctx.settings().endpointing, heldBy) !== 'end') return;
         const e = this.segmenter.forceEnd(this.audioMs, 'turn-model');
         if (e) this.handle(e);
       })
@@ -261,12 +270,15 @@ export class TurnTaking {
         const speechEndMs = this.timeline.toClock(e.speechEndMs);
         this.ctx.events.emit({ type: 'speech-end', t, speechEndMs });
         const session = this.stt;
-        const tentative = session?.peek ? () => session.peek!() : null;
+        let peeked: Promise<string> | null = null;
+        const tentative = session?.peek ? () => (peeked ??= session.peek!()) : null;
+        this.pauseWords = tentative;
         this.links.onTurn({ type: 'pause', atMs, speechEndMs, turn: this.nextIndex, tentative });
         break;
       }
       case 'resume':
         this.turnEnd.onResume();
+        this.pauseWords = null;
         this.links.onTurn({ type: 'resume', atMs });
         break;
       case 'end-of-turn':
@@ -340,6 +352,7 @@ export class TurnTaking {
   private resetStt(onsetMs?: number): void {
     this.stt?.abort();
     this.lastWords = '';
+    this.pauseWords = null;
     this.stt = onsetMs === undefined ? null : this.createSttSession(onsetMs);
   }
 
@@ -369,6 +382,7 @@ export class TurnTaking {
     // Stamped before the recognizer finishes: a streaming recognizer's finish() does part of its work at once.
     const endOfTurnMs = this.ctx.clock.now();
     this.turnEnd.onResume();
+    this.pauseWords = null;
     this.ended++;
     const checks = this.checks;
     this.checks = [];
