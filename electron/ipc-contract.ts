@@ -48,11 +48,11 @@ export interface AssistantAudio {
   startMs: number;
 }
 
-/** Nothing queued may play after the control arrives (`atMs` is pipeline time, for the record). */
-export interface AssistantAudioControl {
-  action: 'pause' | 'resume' | 'stop';
-  atMs: number;
-}
+/**
+ * Nothing queued may play after a pause or stop arrives (`atMs` is pipeline time, for the record);
+ * `duck` sets the volume (`gain`, 0-1) while the user's speech over the answer is judged.
+ */
+export type AssistantAudioControl = { action: 'pause' | 'resume' | 'stop'; atMs: number } | { action: 'duck'; atMs: number; gain: number };
 
 /** Fire-and-forget commands from the renderer. */
 export type Command =

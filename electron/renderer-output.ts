@@ -58,6 +58,11 @@ export class RendererOutput extends PlaybackSchedule {
     this.sink()?.control({ action: 'resume', atMs });
   }
 
+  override duck(atMs: number, gain: number): void {
+    super.duck(atMs, gain);
+    this.sink()?.control({ action: 'duck', atMs, gain });
+  }
+
   override stop(atMs: number): number {
     this.sink()?.control({ action: 'stop', atMs });
     const stopped = super.stop(atMs);

@@ -4,7 +4,7 @@
  */
 import { create } from 'zustand';
 import type { AppEvent, AppStatus, FileProgress } from '../electron/ipc-contract';
-import type { AssistantState } from '../electron/pipeline/events';
+import type { AssistantState, PipelineEvent } from '../electron/pipeline/events';
 import type { TimerView } from '../electron/timers/timer-view';
 import type { TurnReport } from '../electron/pipeline/report';
 import type { Settings } from '../electron/settings/schema';
@@ -21,6 +21,8 @@ export interface ConversationEntry {
   /** Set when the answer was cut off: the part the user heard. */
   heard: string | null;
   holdingPhrase: string | null;
+  /** Acknowledgements the user said over the answer ("mm-hmm"): shown quietly under it. */
+  backchannels: string[];
   report: TurnReport | null;
 }
 
@@ -76,6 +78,10 @@ export interface UiState {
   /** The browser is holding audio until the user clicks (autoplay policy). */
   audioBlocked: boolean;
   audioError: string | null;
+  /** The last wake-phrase decision (wake-phrase mode), for the window. */
+  wake: Extract<PipelineEvent, { type: 'wake-phrase' }> | null;
+  /** The words of the last utterance the recognizer finished (pipeline time `t`), for the wake phrase check. */
+  lastHeard: { t: number; text: string } | null;
   apply(e: AppEvent): void;
   addTrace(points: VadPoint[]): void;
   notify(level: Notice['level'], message: string): void;
@@ -91,7 +97,7 @@ function withLiveTurn(turns: LiveTurn[], t: LiveTurn): LiveTurn[] {
 
 function upsert(entries: ConversationEntry[], turn: number, patch: (e: ConversationEntry) => Partial<ConversationEntry>): ConversationEntry[] {
   const i = entries.findIndex((e) => e.turn === turn);
-  const base: ConversationEntry = i >= 0 ? entries[i]! : { turn, user: '', userFinal: false, assistant: '', heard: null, holdingPhrase: null, report: null };
+  const base: ConversationEntry = i >= 0 ? entries[i]! : { turn, user: '', userFinal: false, assistant: '', heard: null, holdingPhrase: null, backchannels: [], report: null };
   const next = { ...base, ...patch(base) };
   if (i < 0) return [...entries, next].slice(-200);
   const copy = entries.slice();
@@ -117,6 +123,8 @@ export const useUi = create<UiState>()((set, get) => ({
   downloads: {},
   audioBlocked: false,
   audioError: null,
+  wake: null,
+  lastHeard: null,
 
   apply(e) {
     switch (e.type) {
@@ -147,7 +155,11 @@ export const useUi = create<UiState>()((set, get) => ({
         set((s) => ({ entries: upsert(s.entries, p.turn, (x) => (x.userFinal ? {} : { user: p.text })) }));
         break;
       case 'final':
-        set((s) => ({ entries: upsert(s.entries, p.turn, () => ({ user: p.text, userFinal: true })) }));
+        set((s) => ({
+          entries: upsert(s.entries, p.turn, () => ({ user: p.text, userFinal: true })),
+          // In wake-phrase mode the request's words come without the phrase: its own event said them whole.
+          lastHeard: s.settings?.mode === 'wake-phrase' ? s.lastHeard : { t: p.t, text: p.text },
+        }));
         break;
       case 'answer-delta':
         set((s) => ({ entries: upsert(s.entries, p.turn, (x) => ({ assistant: x.assistant + p.text })) }));
@@ -158,6 +170,20 @@ export const useUi = create<UiState>()((set, get) => ({
       case 'interrupted':
         set((s) => ({ entries: upsert(s.entries, p.turn, () => ({ heard: p.heardText })) }));
         break;
+      case 'backchannel':
+        // The acknowledgement's words were shown live as a turn of their own: they belong under the answer.
+        set((s) => {
+          const rest = s.entries.filter((x) => x.turn !== p.speechTurn || x.turn === p.turn || x.report !== null);
+          return { entries: p.turn < 0 ? rest : upsert(rest, p.turn, (x) => ({ backchannels: [...x.backchannels, p.text].slice(-20) })) };
+        });
+        break;
+      case 'wake-phrase': {
+        const said = p.state === 'closed' ? null : { t: p.t, text: [p.heard, p.text].filter(Boolean).join(' ') };
+        // Words not meant for the assistant, or the phrase alone, were shown live as a turn: gone.
+        const drop = p.state === 'ignored' || p.state === 'listening';
+        set((s) => ({ entries: drop ? s.entries.filter((x) => x.turn !== p.turn || x.report !== null) : s.entries, wake: p, lastHeard: said ?? s.lastHeard }));
+        break;
+      }
       case 'merged':
         // Its words continue in the next turn, which carries them.
         set((s) => ({ entries: s.entries.filter((x) => x.turn !== p.turn) }));

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BargeInPolicy, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
+import { BACKCHANNEL_MAX_MS, BargeInPolicy, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
 
-const cfg: BargeInConfig = { enabled: true, minSpeechMs: 400, falseInterruptionMs: 1500 };
+const cfg: BargeInConfig = { enabled: true, minSpeechMs: 400, falseInterruptionMs: 1500, backchannels: false };
 const policy = (over: Partial<BargeInConfig> = {}) => {
   const live = { ...cfg, ...over };
   return { p: new BargeInPolicy(() => live), live };
@@ -128,3 +128,90 @@ describe('barge-in policy (pure, scripted timelines)', () => {
     assert.deepEqual(p.onTurnAfterPause(true, 15_000), [], 'nothing paused any more');
   });
 });
+
+describe('barge-in policy with backchannels (pure, scripted timelines)', () => {
+  const ducking = () => policy({ backchannels: true }).p;
+
+  it('speech over a playing answer lowers it (no gap); a word that is no acknowledgement pauses it there, and confirmed speech stops it where it paused', () => {
+    const p = ducking();
+    assert.deepEqual(p.onCandidate(1000, 'speaking', 980, 3), [{ type: 'duck', atMs: 1000 }]);
+    assert.equal(p.deciding, true);
+    assert.deepEqual(p.onWords(1200, 'acknowledgement'), [], 'still deciding');
+    assert.deepEqual(p.onWords(1250, 'interruption'), [{ type: 'pause', atMs: 1250, restoreVolume: true }]);
+    assert.equal(p.deciding, false);
+    assert.deepEqual(p.onSpeechStart(1400, 'speaking'), [{ type: 'interrupt', atMs: 1400, pausedAtMs: 1250 }]);
+    assert.equal(p.holding, false);
+    // A stray word too short to be a turn: the answer plays on from where it paused.
+    p.onCandidate(2000, 'speaking', 1980, 3);
+    p.onWords(2200, 'interruption');
+    assert.deepEqual(p.onDiscarded(2300), [{ type: 'resume', atMs: 2300 }]);
+  });
+
+  it('once the speech is a turn, a word that is no acknowledgement stops the answer at once', () => {
+    const p = ducking();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    p.onWords(1200, 'acknowledgement');
+    p.onSpeechStart(1400, 'speaking');
+    assert.deepEqual(p.onWords(1700, 'interruption'), [{ type: 'interrupt', atMs: 1700, pausedAtMs: 1700, speechStartMs: 980 }], '"okay, tell me more"');
+  });
+
+  it('a short acknowledgement is recorded and the answer comes back up; a cough or a stray word only comes back up', () => {
+    const p = ducking();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    assert.deepEqual(p.onDiscarded(1400, { verdict: 'acknowledgement', text: 'yeah' }), [
+      { type: 'unduck', atMs: 1400 },
+      { type: 'backchannel', atMs: 1400, speechTurn: 3, speechStartMs: 980, text: 'yeah' },
+    ]);
+    p.onCandidate(2000, 'speaking', 1990, 3);
+    assert.deepEqual(p.onDiscarded(2300), [{ type: 'unduck', atMs: 2300 }]);
+    p.onCandidate(3000, 'speaking', 2990, 3);
+    assert.deepEqual(p.onDiscarded(3300, { verdict: 'interruption', text: 'the' }), [{ type: 'unduck', atMs: 3300 }], 'too short to be a turn: only a short command stops it, as when paused');
+  });
+
+  it('long enough to be a turn is not enough to stop it: the turn\'s words decide, at full volume once it pauses', () => {
+    const p = ducking();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    assert.deepEqual(p.onSpeechStart(1400, 'speaking'), []);
+    assert.equal(p.decidingTurn, true);
+    assert.deepEqual(p.onWords(1800, 'acknowledgement', true), [{ type: 'unduck', atMs: 1800 }], 'paused after "mm hmm"');
+    assert.equal(p.resumeAtMs, null, 'nothing times out while its end of turn is awaited');
+    assert.deepEqual(p.onSpeechResumed(1900), [{ type: 'duck', atMs: 1900 }], 'went on talking');
+    assert.deepEqual(p.onWords(2000, 'acknowledgement', true), [{ type: 'unduck', atMs: 2000 }]);
+    assert.deepEqual(p.onTurnEnded(2600, 'acknowledgement', 'mm hmm'), [{ type: 'backchannel', atMs: 2600, speechTurn: 3, speechStartMs: 980, text: 'mm hmm' }]);
+    assert.equal(p.holding, false);
+  });
+
+  it('a turn whose final words are no acknowledgement (or none) interrupts', () => {
+    const p = ducking();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    p.onSpeechStart(1400, 'speaking');
+    assert.deepEqual(p.onTurnEnded(2600, 'interruption', 'tell me more'), [{ type: 'interrupt', atMs: 2600, pausedAtMs: 1000, speechStartMs: 980 }]);
+    p.onCandidate(3000, 'speaking', 2980, 4);
+    p.onSpeechStart(3400, 'speaking');
+    assert.deepEqual(p.onTurnEnded(4000, 'none', ''), [{ type: 'interrupt', atMs: 4000, pausedAtMs: 3000, speechStartMs: 2980 }]);
+  });
+
+  it('speech that goes on past BACKCHANNEL_MAX_MS takes the floor, whatever its words', () => {
+    const p = ducking();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    p.onSpeechStart(1400, 'speaking');
+    assert.equal(p.resumeAtMs, 980 + BACKCHANNEL_MAX_MS);
+    assert.deepEqual(p.tick(980 + BACKCHANNEL_MAX_MS - 1), []);
+    assert.deepEqual(p.tick(980 + BACKCHANNEL_MAX_MS), [{ type: 'interrupt', atMs: 980 + BACKCHANNEL_MAX_MS, pausedAtMs: 1000, speechStartMs: 980 }]);
+  });
+
+  it('before an answer is heard, and for pushed keys and "stop", nothing changes', () => {
+    const p = ducking();
+    assert.deepEqual(p.onCandidate(1000, 'pending'), [{ type: 'pause', atMs: 1000 }]);
+    assert.deepEqual(p.onSpeechStart(1250, 'pending'), [{ type: 'continue-turn', atMs: 1250 }]);
+    p.onCandidate(2000, 'speaking', 1990, 3);
+    assert.deepEqual(p.onShortCommand('stop', 2200, 'speaking'), [{ type: 'interrupt', atMs: 2200, pausedAtMs: 2000 }]);
+    p.onCandidate(3000, 'speaking', 2990, 3);
+    assert.deepEqual(p.onKeyPress(3100, 'speaking'), [{ type: 'interrupt', atMs: 3100, pausedAtMs: 3100 }]);
+    assert.equal(p.holding, false);
+    p.onCandidate(4000, 'speaking', 3990, 3);
+    assert.deepEqual(p.onShortCommand('pause', 4200, 'speaking'), [{ type: 'pause', atMs: 4200, restoreVolume: true }], 'a lowered answer is paused, at full volume for later');
+    assert.equal(p.pausedByUser, true);
+  });
+});
+

@@ -56,7 +56,11 @@ describe('room benchmark scoring', () => {
     assert.equal(s.falseTurns, 1, 'the turn at 3.9-4.3 s');
     assert.equal(s.segmentsOverAnswers, 1);
     assert.deepEqual(s.bargeInMs, [100]);
+    assert.deepEqual(s.gaveWayMs, [100], 'paused where it stopped');
     assert.equal(s.missedBargeIns, 0);
+    // Lowered 20 ms into the words, stopped 300 ms in: it gave way at 20 ms.
+    const lowered = scoreClip({ ...run, pausedMs: [3000, 6020], interrupted: [run.interrupted[0]!, { t: 6300, turn: 0 }], reports: [report(0, 2500, 6300, { detectedMs: 6300, playbackStoppedMs: 6300, speechStartMs: 6000 }), run.reports[1]!] });
+    assert.deepEqual([lowered.bargeInMs, lowered.gaveWayMs], [[300], [20]]);
     assert.deepEqual(s.erleSettledDb, [12, 12]);
     assert.deepEqual(s.erleDb, [10, 10]);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type AssistantAudio, type AssistantAudioControl } from '../electron/ipc-contract';
-import { TimelineOutput } from '../electron/pipeline/speak/output';
+import { DUCK_RAMP_MS, TimelineOutput } from '../electron/pipeline/speak/output';
 import { RendererOutput, type AudioSink } from '../electron/renderer-output';
 
 const ones = (ms: number, rate = 16000) => new Float32Array(Math.round((ms / 1000) * rate)).fill(1);
@@ -70,6 +70,33 @@ describe('playback schedule (the speaker on the pipeline clock)', () => {
     assert.equal(ref[16 * 50], 0);
     assert.equal(ref[16 * 350], 0);
     assert.equal(out.audible(400, 512), null);
+  });
+});
+
+describe('playback volume (ducking)', () => {
+  it('a lowered answer plays on at the new volume, ramped; the echo reference and the render both carry it; a stop brings it back', () => {
+    const out = new TimelineOutput();
+    out.enqueue(ones(1000), 16000, 0);
+    out.duck(200, 0.25);
+    const ref = out.audible(0, 16 * 600)!;
+    assert.equal(ref[16 * 100], 1);
+    assert.ok(Math.abs(ref[16 * 210]! - (1 - 0.75 * 0.5)) < 0.01, `half way down the ${DUCK_RAMP_MS} ms ramp: ${ref[16 * 210]}`);
+    assert.equal(ref[16 * 300], 0.25);
+    assert.equal(out.position(600), 600, 'no gap: the stream went on');
+    out.duck(600, 1);
+    assert.equal(out.render(16000)[16 * 700], 1);
+    assert.equal(out.render(16000)[16 * 400], 0.25);
+    out.duck(800, 0.25);
+    out.stop(900);
+    out.enqueue(ones(100), 16000, 1000);
+    assert.equal(out.audible(1000, 16 * 100)![16 * 50], 1, 'the next answer plays at full volume');
+  });
+
+  it('RendererOutput tells the player the volume', () => {
+    const sent: AssistantAudioControl[] = [];
+    const out = new RendererOutput(() => ({ audio: () => {}, control: (c) => sent.push(c) }), { now: () => 0 });
+    out.duck(100, 0.25);
+    assert.deepEqual(sent, [{ action: 'duck', atMs: 100, gain: 0.25 }]);
   });
 });
 

@@ -169,7 +169,7 @@ function slowVoice(s: ReturnType<typeof scriptedEngines>) {
   return { ...s.engines, tts: { ...s.engines.tts, synthesize: async (text: string) => new Float32Array(1600 * text.length).fill(0.1) } };
 }
 
-const playback = (events: PipelineEvent[], action: 'paused' | 'resumed') =>
+const playback = (events: PipelineEvent[], action: 'paused' | 'resumed' | 'ducked' | 'restored') =>
   events.find((e): e is Extract<PipelineEvent, { type: 'playback' }> => e.type === 'playback' && e.action === action);
 
 describe('timeouts with the microphone muted (scripted engines)', () => {
@@ -177,40 +177,48 @@ describe('timeouts with the microphone muted (scripted engines)', () => {
   // before it could count as speech, the microphone is muted.
   const audio = input([[500, 1500], [3000, 4000]], 4000);
 
-  it('muting while a sound holds the answer resumes it at once, and the pipeline goes quiet', async () => {
-    const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['tell me a story'] });
-    const { clock, output, pipeline, events } = start(DEFAULT_SETTINGS, slowVoice(s));
-    await sleep(20);
-    await micUntil(pipeline, clock, audio, 3200);
-    assert.ok(playback(events, 'paused'), 'the sound paused the answer');
-    const mutedAt = clock.now();
-    pipeline.endTurnNow('input-ended'); // what the app does when the microphone is muted
-    await appTimer(pipeline, clock, 20_000);
-    const resumed = playback(events, 'resumed');
-    assert.ok(resumed && resumed.t - mutedAt < 50, `resumed at ${resumed?.t}, muted at ${mutedAt}`);
-    assert.equal(output.paused, false);
-    assert.equal(pipeline.active, false, 'nothing left in progress');
-    assert.equal(pipeline.reports.length, 1);
-    const r = pipeline.reports[0]!;
-    assert.equal(r.interrupted, false);
-    assert.equal(r.heardText, r.assistantText);
-  });
+  // Held means paused with backchannels off, lowered (ducked) with them on, as shipped.
+  const MODES = [
+    { name: 'paused', settings: mergeSettings(DEFAULT_SETTINGS, { bargeIn: { backchannels: false } }), held: 'paused', back: 'resumed' },
+    { name: 'lowered', settings: DEFAULT_SETTINGS, held: 'ducked', back: 'restored' },
+  ] as const;
 
-  it('a held answer resumes after falseInterruptionMs on the timer alone', async () => {
-    const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['tell me a story'] });
-    const { clock, pipeline, events } = start(DEFAULT_SETTINGS, slowVoice(s));
-    await sleep(20);
-    await micUntil(pipeline, clock, audio, 3200);
-    const paused = playback(events, 'paused')!;
-    const resumeAt = paused.t + DEFAULT_SETTINGS.bargeIn.falseInterruptionMs;
-    assert.equal(pipeline.nextWakeMs(), resumeAt);
-    await appTimer(pipeline, clock, 8000);
-    const resumed = playback(events, 'resumed');
-    assert.ok(resumed && resumed.t >= resumeAt && resumed.t <= resumeAt + 60, `resumed at ${resumed?.t}, due at ${resumeAt}`);
-    assert.equal(pipeline.nextWakeMs(), null);
-    assert.equal(pipeline.reports.length, 1, 'the answer played to its end');
-    assert.equal(pipeline.reports[0]!.interrupted, false);
-  });
+  for (const mode of MODES) {
+    it(`muting while a sound holds the answer (${mode.name}) lets it play on at once, and the pipeline goes quiet`, async () => {
+      const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['tell me a story'] });
+      const { clock, output, pipeline, events } = start(mode.settings, slowVoice(s));
+      await sleep(20);
+      await micUntil(pipeline, clock, audio, 3200);
+      assert.ok(playback(events, mode.held), `the sound held the answer (${mode.held})`);
+      const mutedAt = clock.now();
+      pipeline.endTurnNow('input-ended'); // what the app does when the microphone is muted
+      await appTimer(pipeline, clock, 20_000);
+      const resumed = playback(events, mode.back);
+      assert.ok(resumed && resumed.t - mutedAt < 50, `${mode.back} at ${resumed?.t}, muted at ${mutedAt}`);
+      assert.equal(output.paused, false);
+      assert.equal(pipeline.active, false, 'nothing left in progress');
+      assert.equal(pipeline.reports.length, 1);
+      const r = pipeline.reports[0]!;
+      assert.equal(r.interrupted, false);
+      assert.equal(r.heardText, r.assistantText);
+    });
+
+    it(`a held answer (${mode.name}) plays on after falseInterruptionMs on the timer alone`, async () => {
+      const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['tell me a story'] });
+      const { clock, pipeline, events } = start(mode.settings, slowVoice(s));
+      await sleep(20);
+      await micUntil(pipeline, clock, audio, 3200);
+      const held = playback(events, mode.held)!;
+      const resumeAt = held.t + DEFAULT_SETTINGS.bargeIn.falseInterruptionMs;
+      assert.equal(pipeline.nextWakeMs(), resumeAt);
+      await appTimer(pipeline, clock, 8000);
+      const resumed = playback(events, mode.back);
+      assert.ok(resumed && resumed.t >= resumeAt && resumed.t <= resumeAt + 60, `${mode.back} at ${resumed?.t}, due at ${resumeAt}`);
+      assert.equal(pipeline.nextWakeMs(), null);
+      assert.equal(pipeline.reports.length, 1, 'the answer played to its end');
+      assert.equal(pipeline.reports[0]!.interrupted, false);
+    });
+  }
 
   it('speaks the holding phrase on time on the timer alone', async () => {
     const s = scriptedEngines({ firstTokenDelayMs: 1200, transcripts: ['what is the meaning of life'] });

@@ -94,4 +94,23 @@ describe('playback worklet', () => {
     p.render(8); // one report is due after 20 ms
     assert.ok(Math.abs(p.position()! - (stoppedAt + ((8 * QUANTUM) / RATE) * 1000)) < 0.5, String(p.position()));
   });
+
+  it('ducking ramps the volume down over about 20 ms and back up, without a gap; a stop restores it', () => {
+    const p = player();
+    p.send({ type: 'chunk', samples: new Float32Array(16000).fill(0.8), sampleRate: 16000, from: 0 });
+    assert.ok(p.render(1).every((v) => Math.abs(v - 0.8) < 1e-6));
+    p.send({ type: 'duck', gain: 0.25 });
+    const ramp = p.render(10); // 26.7 ms
+    assert.ok(ramp[0]! < 0.8 && ramp[0]! > 0.79, 'starts at once, smoothly');
+    assert.ok(Math.abs(ramp.at(-1)! - 0.2) < 1e-6, `down after the ramp: ${ramp.at(-1)}`);
+    assert.ok(ramp.every((v) => v > 0), 'no gap');
+    p.send({ type: 'duck', gain: 1 });
+    p.render(10);
+    assert.ok(Math.abs(p.render(1)[0]! - 0.8) < 1e-6, 'back to full');
+    p.send({ type: 'duck', gain: 0.25 });
+    p.render(10);
+    p.send({ type: 'stop' });
+    p.send({ type: 'chunk', samples: new Float32Array(1600).fill(0.8), sampleRate: 16000, from: 100 });
+    assert.ok(Math.abs(p.render(1)[0]! - 0.8) < 1e-6, 'the next answer at full volume');
+  });
 });

@@ -23,7 +23,7 @@ import {
 function report(t: Partial<TurnReport['timings']> = {}, patch: Partial<TurnReport> = {}): TurnReport {
   const timings = { speechStartMs: 0, speechEndMs: 1000, endOfTurnMs: 1600, sttFinalMs: 1610, llmFirstTokenMs: 1650, firstClauseMs: 1700, firstAudioMs: 1730, lastAudioMs: 3000, ...t };
   return {
-    index: 0, userText: 'what is the weather', assistantText: 'sunny', heardText: 'sunny', interrupted: false, startedBy: 'speech', endReason: 'silence', bargeIn: null,
+    index: 0, userText: 'what is the weather', assistantText: 'sunny', heardText: 'sunny', interrupted: false, startedBy: 'speech', endReason: 'silence', bargeIn: null, backchannels: [],
     holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, command: null, llmUsed: true, llm: { provider: 'local', fallback: false, error: null },
     prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings), engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 }, echo: null,
     ...patch,

@@ -17,6 +17,8 @@ import { BargeInPolicy } from '../electron/pipeline/respond/barge-in';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Speech over the answer pauses it (backchannels off): how barge-in works without acknowledgements. */
+const PAUSING = mergeSettings(DEFAULT_SETTINGS, { bargeIn: { backchannels: false } });
 
 class ManualClock implements Clock {
   t = 0;
@@ -52,7 +54,7 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
   const log: PipelineEvent[] = [];
   events.on((e) => log.push(e));
   const user = { hasCandidate: false, active: false };
-  const settings = opts.settings ?? DEFAULT_SETTINGS;
+  const settings = opts.settings ?? PAUSING;
   const r = new Responding({ clock, settings: () => settings, events, output }, { llm, tts }, {
     user,
     bargeIn: new BargeInPolicy(() => settings.bargeIn),
@@ -106,7 +108,7 @@ describe('responding (scripted turn events)', () => {
     await r.drain();
     clock.t = 100;
     assert.equal(r.phase(clock.t), 'speaking');
-    r.onTurnEvent({ type: 'candidate', atMs: clock.t, phase: 'speaking' });
+    r.onTurnEvent({ type: 'candidate', atMs: clock.t, phase: 'speaking', startMs: clock.t, turn: 99 });
     assert.equal(output.paused, true);
     const due = r.nextWakeMs()!;
     assert.equal(due, 100 + DEFAULT_SETTINGS.bargeIn.falseInterruptionMs);
@@ -125,7 +127,7 @@ describe('responding (scripted turn events)', () => {
     endTurn('tell me');
     await r.drain();
     clock.t = 150; // "It is sunny." is 120 ms: it was heard, the rest not
-    r.onTurnEvent({ type: 'candidate', atMs: clock.t, phase: 'speaking' });
+    r.onTurnEvent({ type: 'candidate', atMs: clock.t, phase: 'speaking', startMs: clock.t, turn: 99 });
     clock.t = 400;
     r.onTurnEvent({ type: 'speech-start', atMs: clock.t, startMs: 140 });
     assert.equal(output.endMs <= 400, true, 'nothing plays after the interruption');
@@ -213,7 +215,7 @@ describe('responding (scripted turn events)', () => {
     endTurn('tell me');
     await r.drain();
     clock.t = 50;
-    r.onTurnEvent({ type: 'candidate', atMs: clock.t, phase: 'speaking' });
+    r.onTurnEvent({ type: 'candidate', atMs: clock.t, phase: 'speaking', startMs: clock.t, turn: 99 });
     r.stopSpeaking(60);
     assert.equal(r.nextWakeMs(), null);
     assert.equal(r.active, true, 'the report is still to be made');
@@ -378,7 +380,7 @@ describe('local commands and timers (scripted turn events)', () => {
     endTurn('tell me about the old castle');
     await r.drain();
     clock.t = 100;
-    r.onTurnEvent({ type: 'candidate', atMs: 100, phase: 'speaking' });
+    r.onTurnEvent({ type: 'candidate', atMs: 100, phase: 'speaking', startMs: 100, turn: 99 });
     r.onTurnEvent({ type: 'words', atMs: 180, text: 'Stop.' });
     assert.equal(output.endMs <= 180, true, 'playback stopped');
     r.onTurnEvent({ type: 'discarded', atMs: 400, words: Promise.resolve('stop') });
@@ -395,7 +397,7 @@ describe('local commands and timers (scripted turn events)', () => {
     endTurn('tell me about the old castle');
     await r.drain();
     clock.t = 100;
-    r.onTurnEvent({ type: 'candidate', atMs: 100, phase: 'speaking' });
+    r.onTurnEvent({ type: 'candidate', atMs: 100, phase: 'speaking', startMs: 100, turn: 99 });
     assert.equal(output.paused, true);
     r.onTurnEvent({ type: 'discarded', atMs: 300, words: Promise.resolve('') });
     await new Promise((res) => setTimeout(res, 5));
@@ -407,7 +409,7 @@ describe('local commands and timers (scripted turn events)', () => {
     endTurn('tell me about the old castle');
     await r.drain();
     clock.t = 100;
-    r.onTurnEvent({ type: 'candidate', atMs: 100, phase: 'speaking' });
+    r.onTurnEvent({ type: 'candidate', atMs: 100, phase: 'speaking', startMs: 100, turn: 99 });
     r.onTurnEvent({ type: 'words', atMs: 200, text: 'pause' });
     r.onTurnEvent({ type: 'discarded', atMs: 500, words: Promise.resolve('pause') });
     await new Promise((res) => setTimeout(res, 5));
@@ -423,3 +425,61 @@ describe('local commands and timers (scripted turn events)', () => {
     assert.equal(r.reports[1]!.command?.name, 'resume');
   });
 });
+
+describe('responding with backchannels (scripted turn events)', () => {
+  // Three seconds of audio (10 ms per character).
+  const LONG = 'Once upon a time there was a dragon. It lived in a cave by the sea. Every day it flew over the town. '.repeat(3).trim();
+
+  it('"mm hmm" long enough to be a turn: lowered, back up at its pause, no turn, no history; the answer lists it', async () => {
+    const { r, clock, output, endTurn, history, log } = setup({ answer: LONG, settings: DEFAULT_SETTINGS });
+    endTurn('tell me a story');
+    await r.drain();
+    clock.t = 200;
+    r.onTurnEvent({ type: 'candidate', atMs: 200, phase: 'speaking', startMs: 180, turn: 1 });
+    assert.equal(output.paused, false, 'no gap');
+    assert.ok(Math.abs(output.audible(300, 16)![0]! - 0.025) < 1e-6, 'lowered to a quarter');
+    r.onTurnEvent({ type: 'words', atMs: 450, text: 'em meam' });
+    r.onTurnEvent({ type: 'speech-start', atMs: 600, startMs: 180 });
+    r.onTurnEvent({ type: 'pause', atMs: 900, speechEndMs: 850, turn: 1, tentative: () => Promise.resolve('em meam hrme') });
+    await sleep(5);
+    clock.t = 1000;
+    assert.ok(Math.abs(output.audible(1000, 16)![0]! - 0.1) < 1e-6, 'full volume while the end of turn is awaited');
+    const turn: EndedTurn = { index: 1, speechStartMs: 180, speechEndMs: 850, endOfTurnMs: 1500, startedBy: 'speech', reason: 'turn-model', inputGainDb: 0, turnChecks: null, transcript: Promise.resolve({ text: 'em meam hrme', finalMs: 1500, decodeMs: 1 }) };
+    r.onTurnEvent({ type: 'end-of-turn', turn });
+    await sleep(5);
+    await r.drain();
+    assert.deepEqual(history(), ['user:tell me a story', `assistant:${LONG}`], 'no turn of its own');
+    assert.equal(log.filter((e) => e.type === 'end-of-turn').length, 1, 'only the request was a turn');
+    const bc = log.find((e) => e.type === 'backchannel');
+    assert.deepEqual(bc && { turn: bc.turn, atMs: bc.atMs, text: bc.text, speechTurn: bc.speechTurn }, { turn: 0, atMs: 180, text: 'em meam hrme', speechTurn: 1 });
+    clock.t = 100_000;
+    r.settle(clock.t);
+    assert.equal(r.reports.length, 1);
+    assert.equal(r.reports[0]!.interrupted, false);
+    assert.deepEqual(r.reports[0]!.backchannels, [{ atMs: 180, text: 'em meam hrme' }]);
+    assert.deepEqual(log.filter((e) => e.type === 'playback').map((e) => e.type === 'playback' && e.action), ['ducked', 'restored']);
+  });
+
+  it('a word that is no acknowledgement pauses the answer where it was heard; confirmed, it stops there and the speech is the next turn', async () => {
+    const { r, clock, output, endTurn, history } = setup({ answer: LONG, settings: DEFAULT_SETTINGS });
+    endTurn('tell me a story');
+    await r.drain();
+    clock.t = 200;
+    r.onTurnEvent({ type: 'candidate', atMs: 200, phase: 'speaking', startMs: 180, turn: 1 });
+    clock.t = 450;
+    r.onTurnEvent({ type: 'words', atMs: 450, text: 'whe' });
+    assert.equal(output.paused, true, 'paused when the word was heard');
+    clock.t = 600;
+    r.onTurnEvent({ type: 'speech-start', atMs: 600, startMs: 180 });
+    clock.t = 2000;
+    endTurn('wait tell me about the knight', 180);
+    await r.drain();
+    clock.t = 100_000;
+    r.settle(clock.t);
+    assert.deepEqual(r.reports.map((x) => x.userText), ['tell me a story', 'wait tell me about the knight']);
+    assert.deepEqual(r.reports[0]!.bargeIn, { detectedMs: 600, playbackStoppedMs: 450, speechStartMs: 180 });
+    assert.deepEqual(r.reports[0]!.backchannels, []);
+    assert.equal(history()[2], 'user:wait tell me about the knight');
+  });
+});
+

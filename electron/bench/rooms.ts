@@ -31,7 +31,7 @@ export const SPEAKING_AFTER_MS = 500;
 export interface ClipRun {
   speech: readonly Span[];
   bargeIn: boolean;
-  /** `playback` events with action `paused` (pipeline time). */
+  /** When the answer gave way: a `playback` event `paused` or `ducked` (pipeline time), one per hold. */
   pausedMs: number[];
   /** `interrupted` events: when, and whose answer. */
   interrupted: { t: number; turn: number }[];
@@ -41,7 +41,7 @@ export interface ClipRun {
 }
 
 export interface ClipScore {
-  /** Pauses and stops of playback while the user was silent. */
+  /** Pauses, lowerings and stops of playback while the user was silent. */
   selfInterruptions: number;
   /** Of those, the ones that stopped the answer (an `interrupted`, not a pause that resumed). */
   selfStops: number;
@@ -53,6 +53,8 @@ export interface ClipScore {
   segmentsOverAnswers: number;
   /** For each of those that stopped playback: stop time minus the segment's start. */
   bargeInMs: number[];
+  /** Per barge-in caught: when the answer first gave way (lowered or paused) after the segment began, ms after it. */
+  gaveWayMs: number[];
   missedBargeIns: number;
   /** Per answer that played: `report.echo.erleSettledDb` and `erleDb`. */
   erleSettledDb: number[];
@@ -90,6 +92,7 @@ export function scoreClip(run: ClipRun): ClipScore {
   const self = incidents.filter((i) => !speakingAt(run.speech, i.atMs));
 
   const bargeInMs: number[] = [];
+  const gaveWayMs: number[] = [];
   let over = 0;
   if (run.bargeIn) {
     run.speech.forEach((seg, k) => {
@@ -100,7 +103,12 @@ export function scoreClip(run: ClipRun): ClipScore {
       const until = run.speech[k + 1]?.startMs ?? Infinity;
       const stop = run.interrupted.find((e) => e.t >= seg.startMs && e.t < until);
       // Playback held since before the words (a pause on echo) was stopped, for the user, at once.
-      if (stop) bargeInMs.push(Math.max(0, stopOf(run, stop).stoppedMs - seg.startMs));
+      if (!stop) return;
+      const stoppedMs = stopOf(run, stop).stoppedMs;
+      bargeInMs.push(Math.max(0, stoppedMs - seg.startMs));
+      // Held since before the words, or lowered (or paused) after they began; at the latest, stopped.
+      const gave = run.pausedMs.find((t) => t >= seg.startMs - SPEAKING_BEFORE_MS && t < until) ?? stoppedMs;
+      gaveWayMs.push(Math.max(0, Math.min(gave, stoppedMs) - seg.startMs));
     });
   }
   const echoes = run.reports.flatMap((r) => (r.echo ? [r.echo] : []));
@@ -111,6 +119,7 @@ export function scoreClip(run: ClipRun): ClipScore {
     falseTurns: run.turns.filter((t) => !overlapsSpeech(run.speech, t)).length,
     segmentsOverAnswers: over,
     bargeInMs,
+    gaveWayMs,
     missedBargeIns: over - bargeInMs.length,
     erleSettledDb: echoes.flatMap((e) => (e.erleSettledDb === null ? [] : [e.erleSettledDb])),
     erleDb: echoes.flatMap((e) => (e.erleDb === null ? [] : [e.erleDb])),
@@ -132,6 +141,8 @@ export interface RoomScore {
   bargeIns: number;
   missedBargeIns: number;
   bargeInMs: { median: number | null; p95: number | null };
+  /** From the start of an interruption to the answer giving way (lowered while judged, or paused). */
+  gaveWayMs: { median: number | null; p95: number | null };
   /** ERLE after each answer's first second (`erleSettledDb`), over answers. */
   erleDb: { median: number | null; p5: number | null };
   /** ERLE over each whole answer (`erleDb`), over answers. */
@@ -145,7 +156,7 @@ export interface RoomScore {
   echoCancellerMs: { n: number; median: number | null; p95: number | null };
   answers: number;
   turns: number;
-  clips: ({ name: string } & Omit<ClipScore, 'bargeInMs' | 'erleSettledDb' | 'erleDb'> & { bargeIns: number })[];
+  clips: ({ name: string } & Omit<ClipScore, 'bargeInMs' | 'gaveWayMs' | 'erleSettledDb' | 'erleDb'> & { bargeIns: number })[];
 }
 
 export interface RoomBenchResult {
@@ -167,10 +178,17 @@ async function runClip(engines: LoadedEngines, clip: RoomClip, room: Room, gain:
   const output = new TimelineOutput();
   const pipeline = new VoicePipeline(engines, output, clock, () => settings);
   const run: ClipRun = { speech: clip.speech, bargeIn: clip.bargeIn, pausedMs: [], interrupted: [], turns: [], reports: [] };
+  // One incident per time the answer gives way: a lowered answer that then pauses is one.
+  let yielding = false;
   pipeline.events.on((e) => {
-    if (e.type === 'playback' && e.action === 'paused') run.pausedMs.push(e.t);
-    else if (e.type === 'interrupted') run.interrupted.push({ t: e.t, turn: e.turn });
-    else if (e.type === 'end-of-turn') run.turns.push({ startMs: e.speechStartMs, endMs: e.speechEndMs });
+    if (e.type === 'playback') {
+      const gives = e.action === 'paused' || e.action === 'ducked';
+      if (gives && !yielding) run.pausedMs.push(e.t);
+      yielding = gives;
+    } else if (e.type === 'interrupted') {
+      yielding = false;
+      run.interrupted.push({ t: e.t, turn: e.turn });
+    } else if (e.type === 'end-of-turn') run.turns.push({ startMs: e.speechStartMs, endMs: e.speechEndMs });
   });
   const speakers = new RoomSimulator(output, room.ir, gain, 0);
   const reports = await runInput(pipeline, clip.samples, clock, output, { fast: true, recordInto: (frame, startMs) => speakers.mixInto(frame, startMs) });
@@ -188,6 +206,7 @@ function roomScore(room: Room, gain: number, clips: readonly RoomClip[], scores:
     bargeIns: bargeInMs.length,
     missedBargeIns: sum((s) => s.missedBargeIns),
     bargeInMs: highEnd(bargeInMs),
+    gaveWayMs: highEnd(scores.flatMap((s) => s.gaveWayMs)),
     erleDb: lowEnd(scores.flatMap((s) => s.erleSettledDb)),
     erleWholeDb: lowEnd(scores.flatMap((s) => s.erleDb)),
     rt60: room.rt60,
@@ -198,7 +217,7 @@ function roomScore(room: Room, gain: number, clips: readonly RoomClip[], scores:
     echoCancellerMs: costSummary(costs),
     answers,
     turns: sum((s) => s.turns),
-    clips: scores.map(({ bargeInMs: b, erleSettledDb: _s, erleDb: _w, ...rest }, i) => ({ name: clips[i]!.name, ...rest, bargeIns: b.length })),
+    clips: scores.map(({ bargeInMs: b, gaveWayMs: _g, erleSettledDb: _s, erleDb: _w, ...rest }, i) => ({ name: clips[i]!.name, ...rest, bargeIns: b.length })),
   };
 }
 
@@ -244,7 +263,7 @@ const pair = (a: number | null, b: number | null, digits = 0) => `${fmt(a, digit
 
 /** A block per room: its facts, then a row per gain. */
 export function roomTable(r: RoomBenchResult): string {
-  const head = ['gain', 'self-interruptions (stops)', 'false turns', 'barge-ins', 'missed', 'barge-in ms med/p95', 'ERLE dB settled med/p5', 'ERLE dB whole med/p5', 'canceller ms med/p95'];
+  const head = ['gain', 'self-interruptions (stops)', 'false turns', 'barge-ins', 'missed', 'barge-in ms med/p95', 'gave way ms med/p95', 'ERLE dB settled med/p5', 'ERLE dB whole med/p5', 'canceller ms med/p95'];
   const rows = r.rooms.map((s) => [
     s.gain.toFixed(1),
     `${s.selfInterruptions} (${s.selfStops})`,
@@ -252,6 +271,7 @@ export function roomTable(r: RoomBenchResult): string {
     `${s.bargeIns}/${s.segmentsOverAnswers}`,
     String(s.missedBargeIns),
     pair(s.bargeInMs.median, s.bargeInMs.p95),
+    pair(s.gaveWayMs.median, s.gaveWayMs.p95),
     pair(s.erleDb.median, s.erleDb.p5, 1),
     pair(s.erleWholeDb.median, s.erleWholeDb.p5, 1),
     pair(s.echoCancellerMs.median, s.echoCancellerMs.p95, 3),

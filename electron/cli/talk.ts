@@ -155,6 +155,22 @@ async function talkHistory(dir: string): Promise<HistoryRecorder> {
   return new HistoryRecorder(dir, { app: await packageVersion(), catalog: ALL_MODELS, onError: (message) => console.error(`warning: ${message}`) });
 }
 
+/** What each change of playback says in the log. */
+const PLAYBACK_LINES = {
+  paused: '‖ playback paused: the user may be talking',
+  resumed: '▶ playback resumed: it was not speech',
+  ducked: '↓ answer lowered: the user may be talking',
+  restored: '↑ answer back to full volume',
+} as const;
+
+/** What each wake-phrase decision says in the log. */
+const WAKE_LINES = {
+  heard: (text: string) => `◉ wake phrase: "${text}" is a request`,
+  listening: () => '◉ wake phrase alone: listening for the request',
+  ignored: (text: string) => `· no wake phrase: "${text}" is not for the assistant`,
+  closed: () => '○ no request followed the wake phrase',
+} as const;
+
 async function main(): Promise<void> {
   const { values } = parseCli(
     process.argv.slice(2),
@@ -225,10 +241,12 @@ async function main(): Promise<void> {
   const pipeline = new VoicePipeline(engines, output, clock, () => settings, { timers, epochBase, ...(onCleaned ? { onCleaned } : {}) });
   pipeline.events.on((e) => {
     if (e.type === 'turn') void history?.record(e.report, settings, engines.models);
-    if (e.type === 'partial') log(`  … ${e.text}`);
+    if (e.type === 'partial') log(`  … ${e.text} (${sec(e.t)})`);
     else if (e.type === 'turn') log(formatTurn(e.report));
     else if (e.type === 'notice' || e.type === 'error') log(`  ! ${e.message}`);
-    else if (e.type === 'playback') log(`  ${e.action === 'paused' ? '‖ playback paused: the user may be talking' : '▶ playback resumed: it was not speech'} (${sec(e.t)})`);
+    else if (e.type === 'playback') log(`  ${PLAYBACK_LINES[e.action]} (${sec(e.t)})`);
+    else if (e.type === 'wake-phrase') log(`  ${WAKE_LINES[e.state](e.text)} (${sec(e.t)})`);
+    else if (e.type === 'backchannel') log(`  ✓ acknowledgement "${e.text}": the answer goes on (${sec(e.t)})`);
     else if (e.type === 'interrupted') log(`  ✂ barge-in: answer ${e.turn} stopped (${sec(e.t)})`);
     else if (e.type === 'merged') log(`  + the user went on before hearing answer ${e.turn}: merged into the next turn (${sec(e.t)})`);
     else if (e.type === 'holding-phrase') log(`  … holding phrase "${e.text}" (${sec(e.t)})`);

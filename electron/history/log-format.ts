@@ -30,7 +30,7 @@ export interface LoggedTurn {
    * file, and logs written before it was recorded.
    */
   microphone?: LoggedMicrophone;
-  /** False when history.logText was off: userText, assistantText and heardText are then "". */
+  /** False when history.logText was off: userText, assistantText, heardText and each backchannel's text are then "". */
   texts: boolean;
   /** This turn's stage values, keyed and included as `npm run bench` does. */
   stages: TurnStages;
@@ -121,7 +121,7 @@ export interface SkippedLine {
 
 /** The turn as one log line, without its newline. The words are blanked when texts are off. */
 export function formatLogLine(report: TurnReport, context: TurnContext): string {
-  const kept = context.texts ? report : { ...report, userText: '', assistantText: '', heardText: '' };
+  const kept = context.texts ? report : { ...report, userText: '', assistantText: '', heardText: '', backchannels: report.backchannels.map((b) => ({ ...b, text: '' })) };
   const turn: LoggedTurn = {
     v: 1,
     session: context.session,

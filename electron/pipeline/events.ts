@@ -24,8 +24,16 @@ export type PipelineEvent =
   | { type: 'clause'; t: number; turn: number; clause: Clause }
   | { type: 'audio'; t: number; turn: number; clause: number; startMs: number; endMs: number }
   | { type: 'interrupted'; t: number; turn: number; heardText: string }
-  /** Playback held because the user may be talking, or resumed because they were not. */
-  | { type: 'playback'; t: number; action: 'paused' | 'resumed' }
+  /**
+   * Playback held because the user may be talking, or resumed because they were not; lowered while
+   * speech over it is judged (`bargeIn.backchannels`), and back to full volume.
+   */
+  | { type: 'playback'; t: number; action: 'paused' | 'resumed' | 'ducked' | 'restored' }
+  /**
+   * The user acknowledged answer `turn` ("mm-hmm", speech from `atMs`): it goes on, and the speech is
+   * no turn (its words carried `speechTurn`; -1 for the answer when none was being heard).
+   */
+  | { type: 'backchannel'; t: number; turn: number; atMs: number; text: string; speechTurn: number }
   /** The user went on before hearing the answer to `turn`: it is dropped and merged into the next. */
   | { type: 'merged'; t: number; turn: number }
   | { type: 'holding-phrase'; t: number; turn: number; text: string }
@@ -37,6 +45,13 @@ export type PipelineEvent =
   | { type: 'turn'; t: number; turn: number; report: TurnReport }
   /** One-shot listening opened (`armed`), became a turn, or closed (`idle`), and why. */
   | { type: 'one-shot'; t: number; state: OneShotState; reason: OneShotReason }
+  /**
+   * Wake-phrase mode: an utterance began with the phrase (`heard`: `text` is the request), was the
+   * phrase alone (`listening` for the request, the cue plays), had no phrase (`ignored`: `text` is
+   * what was heard), or the window the phrase opened ran out (`closed`). `heard`: the words taken as
+   * the phrase; `turn`: the number the utterance's words carried (-1 for `closed`).
+   */
+  | { type: 'wake-phrase'; t: number; turn: number; state: 'heard' | 'listening' | 'ignored' | 'closed'; text: string; heard: string }
   /** A one-shot listening cue was queued on the output (with `desktop.listenChime` on). */
   | { type: 'listen-cue'; t: number; cue: ListenCue }
   | { type: 'notice'; t: number; message: string }

@@ -41,6 +41,12 @@ export interface BargeInTimes {
   speechStartMs: number | null;
 }
 
+/** An acknowledgement said over the answer ("mm-hmm"): where its speech began (input timeline) and its words. */
+export interface Backchannel {
+  atMs: number;
+  text: string;
+}
+
 export interface TurnReport {
   /** The turn's number, the `turn` its events carried (a merged or empty turn leaves a gap). */
   index: number;
@@ -54,6 +60,8 @@ export interface TurnReport {
   /** What ended the user's speaking turn. */
   endReason: EndReason;
   bargeIn: BargeInTimes | null;
+  /** Acknowledgements the user said over this answer, which let it go on ([] when none). */
+  backchannels: Backchannel[];
   /** No answer audio was ready within turnBudgetMs, so a short holding phrase was spoken first. */
   holdingPhrase: boolean;
   /** The user went on talking after a pause before hearing any answer: both parts are this one turn. */

@@ -21,7 +21,7 @@ export type EndReason = 'silence' | 'turn-model' | 'max-length' | 'push-to-talk'
  * What started the user's turn: hands-free `speech`, the `push-to-talk` key, or a one-shot
  * `activation` (shortcut, tray, button) that opened the microphone for it.
  */
-export type StartedBy = 'activation' | 'push-to-talk' | 'speech';
+export type StartedBy = 'activation' | 'push-to-talk' | 'speech' | 'wake-phrase';
 
 /** Why a pause was held whatever the end-of-turn model said: its words end in one no sentence ends with ("set an alarm for the"). */
 export type HeldBy = 'dangling-word';

@@ -79,6 +79,10 @@ export class VoicePipeline {
       },
     });
     this.cues = new ListenCues({ output, events: this.events, sampleRate: () => engines.tts.sampleRate, enabled: () => settings().desktop.listenChime });
+    // The wake phrase said alone: the same cue as one-shot listening says "go on".
+    this.events.on((e) => {
+      if (e.type === 'wake-phrase' && e.state === 'listening') this.cues.play('start', e.t);
+    });
   }
 
   /** Finished turns' reports, the newest `keepReports` of them (every one is also a 'turn' event). */

@@ -12,6 +12,7 @@ type Rule = 'live' | 'reload' | 'server';
 
 const RULES: PerSetting<Settings, Rule> = {
   mode: 'live',
+  wakePhrase: 'live',
   endpointing: {
     vadThreshold: 'live',
     minSpeechMs: 'live',
@@ -23,7 +24,7 @@ const RULES: PerSetting<Settings, Rule> = {
     turnThreshold: 'live',
     maxPauseMs: 'live',
   },
-  bargeIn: { enabled: 'live', minSpeechMs: 'live', falseInterruptionMs: 'live' },
+  bargeIn: { enabled: 'live', minSpeechMs: 'live', falseInterruptionMs: 'live', backchannels: 'live', acknowledgements: 'live' },
   turnBudgetMs: 'live',
   prepareAnswers: 'live',
   stt: { partialIntervalMs: 'live' },

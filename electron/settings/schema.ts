@@ -5,12 +5,14 @@
  */
 import { UserError } from '../errors';
 import { checkShortcutSetting } from './accelerator';
+import { DEFAULT_ACKNOWLEDGEMENTS } from '../pipeline/respond/acknowledgement';
 
 /**
  * hands-free: always listening; push-to-talk: a key held for the turn; one-shot: an activation (the
- * global shortcut, the tray, the button) listens for one turn, then the microphone is idle again.
+ * global shortcut, the tray, the button) listens for one turn, then the microphone is idle again;
+ * wake-phrase: always listening, but only speech that begins with `wakePhrase` is a request.
  */
-export type Mode = 'hands-free' | 'push-to-talk' | 'one-shot';
+export type Mode = 'hands-free' | 'push-to-talk' | 'one-shot' | 'wake-phrase';
 export type LlmGpu = 'auto' | 'cuda' | 'vulkan' | 'metal' | 'cpu';
 /** Where the language model runs: node-llama-cpp on this machine, or an OpenAI-compatible server. */
 export type LlmProvider = 'local' | 'openai-compatible';
@@ -31,6 +33,8 @@ export interface LlmServer {
 
 export interface Settings {
   mode: Mode;
+  /** In wake-phrase mode, what a request begins with ("hey computer, what time is it"). */
+  wakePhrase: string;
   endpointing: {
     vadThreshold: number;
     minSpeechMs: number;
@@ -46,7 +50,15 @@ export interface Settings {
     /** With the model: the longest pause inside a turn that sounds unfinished (the ceiling). */
     maxPauseMs: number;
   };
-  bargeIn: { enabled: boolean; minSpeechMs: number; falseInterruptionMs: number };
+  bargeIn: {
+    enabled: boolean;
+    minSpeechMs: number;
+    falseInterruptionMs: number;
+    /** Speech over the answer that is only an acknowledgement ("mm-hmm", "okay") neither stops it nor becomes a turn. */
+    backchannels: boolean;
+    /** The acknowledgements, comma-separated ("mm-hmm, yeah, got it"); words spelled only with humming sounds count too. */
+    acknowledgements: string;
+  };
   turnBudgetMs: number;
   /** Prepare the answer while the user pauses (transcript, LLM, first audio), played only if the turn ends with the same words. */
   prepareAnswers: boolean;
@@ -144,7 +156,7 @@ export const SETTINGS_RANGES = {
   'tts.speed': { min: 0.5, max: 2, step: 0.05, unit: 'x', label: 'Speaking speed', integer: false },
 } as const satisfies Record<NumericSettingPath, NumericRange>;
 
-export const MODES: readonly Mode[] = ['hands-free', 'push-to-talk', 'one-shot'];
+export const MODES: readonly Mode[] = ['hands-free', 'push-to-talk', 'one-shot', 'wake-phrase'];
 export const LLM_GPUS: readonly LlmGpu[] = ['auto', 'cuda', 'vulkan', 'metal', 'cpu'];
 export const LLM_PROVIDERS: readonly LlmProvider[] = ['local', 'openai-compatible'];
 
@@ -159,6 +171,8 @@ const DEFAULT_SYSTEM_PROMPT =
 export const DEFAULT_SETTINGS: Settings = deepFreeze({
   // Hands-free is the point of a voice assistant; push-to-talk is for noisy rooms.
   mode: 'hands-free',
+  // Two words the recognizer knows, unlikely at the start of talk not meant for the assistant.
+  wakePhrase: 'hey computer',
   endpointing: {
     // Silero VAD's own recommended speech probability cut-off.
     vadThreshold: 0.5,
@@ -183,6 +197,9 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
     minSpeechMs: 400,
     // If an interruption yields no words within 1.5 s, it was noise: resume speaking.
     falseInterruptionMs: 1500,
+    // People say "mm-hmm" while listening; it must not stop the answer or be answered.
+    backchannels: true,
+    acknowledgements: DEFAULT_ACKNOWLEDGEMENTS,
   },
   // Past ~2.5 s of silence after the user stops, people assume they were not heard.
   turnBudgetMs: 2500,
@@ -319,6 +336,14 @@ function text(what: string, max: number): Leaf {
   );
 }
 
+/** One to six words of letters (what a recognizer can write), at most 60 characters. */
+const wakePhrase = leaf((v) => {
+  const t = typeof v === 'string' ? v.trim().replace(/\s+/g, ' ') : null;
+  return t !== null && t.length <= 60 && /^[\p{L}' -]+$/u.test(t) && t.split(' ').length <= 6 && /\p{L}/u.test(t)
+    ? { ok: true, value: t }
+    : { ok: false, message: `must be one to six words of letters, at most 60 characters (e.g. "hey computer"), got ${describe(v)}` };
+});
+
 /** Never echoes the value: an error message may reach a log or the window. */
 const apiKeyLeaf = leaf((v) =>
   typeof v === 'string' && v.length <= 4096 ? { ok: true, value: v.trim() } : { ok: false, message: 'must be the API key as text, at most 4096 characters (the value is not shown)' },
@@ -342,6 +367,7 @@ const serverUrl = leaf((v) => {
 
 const SCHEMA: PerSetting<Settings, Leaf> = {
   mode: oneOf(MODES),
+  wakePhrase,
   endpointing: {
     vadThreshold: num('endpointing.vadThreshold'),
     minSpeechMs: num('endpointing.minSpeechMs'),
@@ -357,6 +383,8 @@ const SCHEMA: PerSetting<Settings, Leaf> = {
     enabled: bool,
     minSpeechMs: num('bargeIn.minSpeechMs'),
     falseInterruptionMs: num('bargeIn.falseInterruptionMs'),
+    backchannels: bool,
+    acknowledgements: text('acknowledgement phrases separated by commas, e.g. "mm-hmm, yeah, got it"', 1000),
   },
   turnBudgetMs: num('turnBudgetMs'),
   prepareAnswers: bool,

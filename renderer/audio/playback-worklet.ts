@@ -15,7 +15,9 @@ export type PlayerMessage =
   | { type: 'chunk'; samples: Float32Array; sampleRate: number; from: number }
   | { type: 'pause' }
   | { type: 'resume' }
-  | { type: 'stop' };
+  | { type: 'stop' }
+  /** The volume to ramp to (1: full), as the main side's schedule does (DUCK_RAMP_MS). */
+  | { type: 'duck'; gain: number };
 
 export interface PlayerReport {
   type: 'progress';
@@ -27,6 +29,8 @@ export interface PlayerReport {
 
 /** Progress is reported about every 20 ms while playing. */
 const REPORT_EVERY_MS = 20;
+/** A volume change ramps over this long (electron/pipeline/speak/output.ts DUCK_RAMP_MS). */
+const RAMP_MS = 20;
 
 class PlaybackProcessor extends AudioWorkletProcessor {
   private readonly queue: Chunk[] = [];
@@ -35,6 +39,8 @@ class PlaybackProcessor extends AudioWorkletProcessor {
   private position = 0;
   private paused = false;
   private sinceReport = 0;
+  private gain = 1;
+  private targetGain = 1;
 
   constructor() {
     super();
@@ -59,7 +65,12 @@ class PlaybackProcessor extends AudioWorkletProcessor {
         this.queue.length = 0;
         this.read = 0;
         this.paused = false;
+        // What plays next is a new answer, at full volume.
+        this.gain = this.targetGain = 1;
         this.report();
+        break;
+      case 'duck':
+        this.targetGain = Math.min(1, Math.max(0, m.gain));
         break;
     }
   }
@@ -82,7 +93,11 @@ class PlaybackProcessor extends AudioWorkletProcessor {
       const frac = this.read - k;
       const a = c.samples[k] ?? 0;
       const b = c.samples[k + 1] ?? a;
-      out[i] = a + (b - a) * frac;
+      if (this.gain !== this.targetGain) {
+        const step = 1000 / (RAMP_MS * sampleRate);
+        this.gain = this.gain < this.targetGain ? Math.min(this.targetGain, this.gain + step) : Math.max(this.targetGain, this.gain - step);
+      }
+      out[i] = (a + (b - a) * frac) * this.gain;
       this.read += c.rate / sampleRate;
       if (this.read >= c.samples.length) {
         this.read -= c.samples.length;

@@ -24,7 +24,7 @@ export async function startPlayer(api: AssistantApi): Promise<Player> {
     const samples = new Float32Array(a.samples);
     post({ type: 'chunk', samples, sampleRate: a.sampleRate, from: a.from }, [samples.buffer]);
   });
-  const offControl = api.onAudioControl((c) => post({ type: c.action }));
+  const offControl = api.onAudioControl((c) => post(c.action === 'duck' ? { type: 'duck', gain: c.gain } : { type: c.action }));
   return {
     resume: () => ctx.resume(),
     get running() {

@@ -1,5 +1,5 @@
 /**
- * Talking controls: the mode (hands-free, push-to-talk, one-shot), a large talk button (held in
+ * Talking controls: the mode (hands-free, push-to-talk, one-shot, wake phrase), a large talk button (held in
  * push-to-talk, pressed once in one-shot; the Space bar too while no text field has focus), the
  * microphone switch, stop, and a new conversation.
  */
@@ -14,6 +14,7 @@ const MODES: readonly { mode: Mode; label: string; hint: string }[] = [
   { mode: 'hands-free', label: 'Hands-free', hint: 'Always listening: just talk' },
   { mode: 'push-to-talk', label: 'Push to talk', hint: 'Hold the button or Space while you talk' },
   { mode: 'one-shot', label: 'One shot', hint: 'Press once (or the global shortcut) to ask one thing; the microphone is idle otherwise' },
+  { mode: 'wake-phrase', label: 'Wake phrase', hint: 'Always listening, but answers only what begins with the wake phrase (Settings)' },
 ];
 
 function ModePicker({ mode }: { mode: Mode | undefined }) {
@@ -53,6 +54,7 @@ export function Controls() {
   const heldRef = useRef(false);
   const ptt = mode === 'push-to-talk';
   const oneShot = mode === 'one-shot';
+  const wakePhrase = useUi((s) => s.settings?.wakePhrase ?? '');
   const activate = () => api().send({ type: 'activate' });
 
   const press = (down: boolean) => {
@@ -152,7 +154,7 @@ export function Controls() {
           }
         }}
       >
-        {!ptt ? 'Hands-free: just talk' : held ? 'Listening… release to send' : 'Hold to talk (Space)'}
+        {mode === 'wake-phrase' ? `Say “${wakePhrase}” first` : !ptt ? 'Hands-free: just talk' : held ? 'Listening… release to send' : 'Hold to talk (Space)'}
       </button>
       )}
       <div className="control-row">

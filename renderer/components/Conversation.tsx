@@ -42,6 +42,11 @@ export function Conversation() {
             </p>
           )}
           <Answer e={e} />
+          {e.backchannels.length > 0 && (
+            <p className="backchannels" data-testid="backchannels" title="Acknowledgements you said while it spoke: the answer went on">
+              {e.backchannels.map((b) => `“${b}”`).join(' · ')}
+            </p>
+          )}
           {e.report && (
             <p className="meta">
               {turnEnds(e.report)}

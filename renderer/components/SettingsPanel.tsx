@@ -6,6 +6,7 @@ import { DesktopSettings } from './DesktopSettings';
 import { LlmServerSettings } from './LlmServer';
 import { Slider, Toggle } from './Slider';
 import { saveSetting, useSetting } from './useSetting';
+import { matchWakePhrase } from '../../electron/pipeline/turns/wake-phrase';
 
 function SystemPrompt() {
   const saved = useUi((s) => s.settings?.llm.systemPrompt ?? '');
@@ -20,6 +21,64 @@ function SystemPrompt() {
       <textarea id={id} rows={4} value={text} maxLength={8000} onChange={(e) => setText(e.currentTarget.value)} onBlur={() => text !== saved && void saveSetting('llm.systemPrompt', text)} />
       <p className="hint">Saved when you leave the field; applies to the next answer.</p>
     </div>
+  );
+}
+
+/** The acknowledgement phrases, saved when the field is left (like the system prompt). */
+function Acknowledgements() {
+  const saved = useUi((s) => s.settings?.bargeIn.acknowledgements ?? '');
+  const on = useUi((s) => s.settings?.bargeIn.backchannels ?? false);
+  const [text, setText] = useState(saved);
+  const id = useId();
+  useEffect(() => {
+    setText(saved);
+  }, [saved]);
+  if (!on) return null;
+  return (
+    <div className="field">
+      <label htmlFor={id}>Acknowledgements</label>
+      <input id={id} type="text" value={text} maxLength={1000} onChange={(e) => setText(e.currentTarget.value)} onBlur={() => text !== saved && void saveSetting('bargeIn.acknowledgements', text)} />
+      <p className="hint">Separated by commas. A hum (“mm”, “mhm”) counts whatever the recognizer spells it; any other word stops the answer.</p>
+    </div>
+  );
+}
+
+/** The wake phrase, and a check: say it, and see what the recognizer heard and whether it counts. */
+function WakePhrase() {
+  const saved = useUi((s) => s.settings?.wakePhrase ?? '');
+  const lastHeard = useUi((s) => s.lastHeard);
+  const [text, setText] = useState(saved);
+  /** When the check began: the first words heard after it are its result. */
+  const [since, setSince] = useState<number | null>(null);
+  const id = useId();
+  useEffect(() => {
+    setText(saved);
+  }, [saved]);
+  const result = since !== null && lastHeard && lastHeard.t > since ? lastHeard : null;
+  const match = result ? matchWakePhrase(result.text, saved) : null;
+  return (
+    <fieldset>
+      <legend>Wake phrase</legend>
+      <div className="field">
+        <label htmlFor={id}>Wake phrase</label>
+        <input id={id} type="text" value={text} maxLength={60} data-testid="wake-phrase" onChange={(e) => setText(e.currentTarget.value)} onBlur={() => text !== saved && void saveSetting('wakePhrase', text)} />
+        <p className="hint">In the wake phrase mode only what begins with it is answered (“{saved}, what time is it”); said alone, the next thing you say within 5 s is.</p>
+      </div>
+      <div className="field-inline">
+        <button type="button" className="secondary" data-testid="wake-check" onClick={() => setSince(lastHeard?.t ?? -Infinity)}>
+          Say it now
+        </button>
+        {since !== null && (
+          <p className="hint" data-testid="wake-check-result" aria-live="polite">
+            {!result
+              ? `Listening: say “${saved}”…`
+              : match?.matched
+                ? `Heard “${result.text}”: the phrase was recognized.`
+                : `Heard “${result.text}”: that is not the phrase. Say it again, or choose words the recognizer knows.`}
+          </p>
+        )}
+      </div>
+    </fieldset>
   );
 }
 
@@ -55,11 +114,14 @@ export function SettingsPanel() {
       <fieldset>
         <legend>Interrupting</legend>
         <Toggle path="bargeIn.enabled" label="Interrupt the assistant by speaking" />
+        <Toggle path="bargeIn.backchannels" label="Let “mm-hmm” and “okay” pass" hint="The answer is lowered while you speak over it, and goes on if you were only acknowledging it." />
+        <Acknowledgements />
         <Slider path="bargeIn.minSpeechMs" hint="Your speech over the answer needed to stop it." />
         <Slider path="bargeIn.falseInterruptionMs" />
         <Slider path="turnBudgetMs" hint="After this long without an answer, a short holding phrase is spoken." />
         <Toggle path="prepareAnswers" label="Prepare the answer during a pause" hint="Played only if your turn ends with the same words; otherwise dropped unheard." />
       </fieldset>
+      <WakePhrase />
       <fieldset>
         <legend>Language model</legend>
         <SystemPrompt />

@@ -113,5 +113,6 @@ const END_WORDS: Record<string, string> = {
 export function turnEnds(report: { startedBy?: string; endReason: string }): string {
   const ended = END_WORDS[report.endReason] ?? `ended: ${report.endReason}`;
   // Hands-free turns start with speech, which goes without saying; push-to-talk's key is implied by "release".
-  return report.startedBy === 'activation' ? `started by a press · ${ended}` : ended;
+  if (report.startedBy === 'activation') return `started by a press · ${ended}`;
+  return report.startedBy === 'wake-phrase' ? `started by the wake phrase · ${ended}` : ended;
 }

@@ -1,6 +1,6 @@
 import { matchCommand } from '../../commands/match';
 import type { PipelineContext } from '../context';
-import type { BargeInTimes } from '../report';
+import type { Backchannel, BargeInTimes } from '../report';
 import type { LocalAnswer } from '../skills/local-commands';
 import { Utterance } from '../speak/utterance';
 import { PlayingSink } from '../speak/utterance-sink';
@@ -160,6 +160,16 @@ export class Answers {
       // A reply that had finished producing is not waited on by the LLM chain: fix history now.
       if (p.settled) this.updateHistory(p.reply);
     }
+  }
+
+  /**
+   * The user acknowledged the answer heard at stream position `position` ("mm-hmm"): it goes in that
+   * answer's report. Returns that answer's turn (-1 when none was being heard, a timer's notice).
+   */
+  noteBackchannel(b: Backchannel, position: number): number {
+    const heard = this.pending.filter((p) => !p.reply.aborted && p.reply.heardBy(position)).at(-1);
+    heard?.reply.record.backchannels.push(b);
+    return heard?.reply.turn ?? -1;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { AssistantPhase } from '../vocabulary';
+import type { WordsVerdict } from './acknowledgement';
 /**
  * What to do when the user starts talking while an answer is on its way or being spoken. A pure
  * policy: the pipeline tells it about candidate speech, confirmed speech and the passing of time,
@@ -10,24 +11,49 @@ export interface BargeInConfig {
   minSpeechMs: number;
   /** A pause that no confirmed speech follows within this long was a false alarm: resume. */
   falseInterruptionMs: number;
+  /** Over a playing answer, lower it while deciding (no gap), and let an acknowledgement pass. */
+  backchannels: boolean;
 }
 
+/**
+ * Speech over the answer that goes on longer than this (from its start, not counting a pause after
+ * acknowledgement-like words) is someone taking the floor, whatever the recognizer made of it.
+ */
+export const BACKCHANNEL_MAX_MS = 1500;
+
 export type BargeInDecision =
-  /** Hold playback now (the speech may turn out to be nothing). */
-  | { type: 'pause'; atMs: number }
+  /** Hold playback now (the speech may turn out to be nothing); `restoreVolume`: it was lowered, and resumes at full volume. */
+  | { type: 'pause'; atMs: number; restoreVolume?: true }
   /** It was nothing: play on from where playback paused. */
   | { type: 'resume'; atMs: number }
-  /** A real interruption: cancel the answer and keep only what was heard. */
-  | { type: 'interrupt'; atMs: number; pausedAtMs: number }
+  /** A real interruption: cancel the answer and keep only what was heard (`speechStartMs`: where the speech began, when known here). */
+  | { type: 'interrupt'; atMs: number; pausedAtMs: number; speechStartMs?: number }
   /** The user went on before hearing any answer: merge the turns and drop the pending answer. */
-  | { type: 'continue-turn'; atMs: number };
+  | { type: 'continue-turn'; atMs: number }
+  /** Lower the answer's volume while deciding what the speech over it is (it plays on: no gap). */
+  | { type: 'duck'; atMs: number }
+  /** Back to full volume. */
+  | { type: 'unduck'; atMs: number }
+  /** The speech that began at `speechStartMs` was an acknowledgement: the answer goes on, no turn. */
+  | { type: 'backchannel'; atMs: number; speechStartMs: number; text: string; speechTurn: number };
+
+/** Speech over a playing answer, not yet judged: the answer plays on, lowered (unless `ackPause`). */
+interface Deciding {
+  speechStartMs: number;
+  /** The turn number the speech's words carry. */
+  speechTurn: number;
+  /** It lasted long enough to be a turn: its end of turn settles it. */
+  confirmed: boolean;
+  /** It paused after acknowledgement-like words: full volume while its end of turn is awaited. */
+  ackPause: boolean;
+}
 
 /** A short word that acts on the answer being spoken, whatever its length ("stop" is shorter than minSpeechMs). */
 export type ShortCommand = 'stop' | 'cancel' | 'pause';
 
 export class BargeInPolicy {
   /** Playback held since `sinceMs`, for speech that began in `phase`. */
-  private held: { sinceMs: number; phase: Exclude<AssistantPhase, 'idle'> } | null = null;
+  private held: { sinceMs: number; phase: Exclude<AssistantPhase, 'idle'>; deciding: Deciding | null } | null = null;
   /** The user said "pause": playback stays held, with no timeout, until their next turn says what to do. */
   private userPaused: { sinceMs: number } | null = null;
 
@@ -52,10 +78,27 @@ export class BargeInPolicy {
     return phase === 'speaking' ? this.config().minSpeechMs : endpointingMinMs;
   }
 
-  /** The VAD heard something (not yet a turn). */
-  onCandidate(atMs: number, phase: AssistantPhase): BargeInDecision[] {
+  /** Speech over a playing answer is being judged (the answer plays on, lowered). */
+  get deciding(): boolean {
+    return !!this.held?.deciding;
+  }
+
+  /** Judged speech that became a turn: its end of turn says whether it was an acknowledgement. */
+  get decidingTurn(): boolean {
+    return !!this.held?.deciding?.confirmed;
+  }
+
+  /**
+   * The VAD heard something (not yet a turn) that began at `speechStartMs`, its words numbered
+   * `speechTurn`. Over a playing answer with backchannels on, the answer is lowered, not paused.
+   */
+  onCandidate(atMs: number, phase: AssistantPhase, speechStartMs = atMs, speechTurn = -1): BargeInDecision[] {
     if (phase === 'idle' || !this.listens(phase) || this.held || this.userPaused) return [];
-    this.held = { sinceMs: atMs, phase };
+    if (phase === 'speaking' && this.config().backchannels) {
+      this.held = { sinceMs: atMs, phase, deciding: { speechStartMs, speechTurn, confirmed: false, ackPause: false } };
+      return [{ type: 'duck', atMs }];
+    }
+    this.held = { sinceMs: atMs, phase, deciding: null };
     return [{ type: 'pause', atMs }];
   }
 
@@ -63,6 +106,11 @@ export class BargeInPolicy {
   onSpeechStart(atMs: number, phase: AssistantPhase): BargeInDecision[] {
     // While paused by the user, what they say next is decided when their turn's words are known.
     if (this.userPaused) return [];
+    // Long enough to be a turn is not long enough to be more than "mm-hmm": the words decide.
+    if (this.held?.deciding) {
+      this.held.deciding.confirmed = true;
+      return [];
+    }
     const held = this.held;
     this.held = null;
     const began = held?.phase ?? phase;
@@ -71,24 +119,89 @@ export class BargeInPolicy {
     return [];
   }
 
-  /** The candidate was too short to be a turn (cough, click, the assistant's own echo). */
-  onDiscarded(atMs: number): BargeInDecision[] {
-    if (!this.held || this.userPaused) return [];
+  /**
+   * The candidate was too short to be a turn (cough, click, the assistant's own echo, a short
+   * "yeah"); `words` are what the recognizer made of it and how they were judged.
+   */
+  onDiscarded(atMs: number, words: { verdict: WordsVerdict; text: string } = { verdict: 'none', text: '' }): BargeInDecision[] {
+    const held = this.held;
+    if (!held || this.userPaused) return [];
     this.held = null;
-    return [{ type: 'resume', atMs }];
+    if (!held.deciding) return [{ type: 'resume', atMs }];
+    // Too short to be a turn, and no short command: an acknowledgement, or nothing (as when paused).
+    return this.settle(held, held.deciding, atMs, words.verdict === 'interruption' ? 'none' : words.verdict, words.text);
   }
 
-  /** When a held playback resumes unless speech confirms it first; null when nothing is held. */
+  /**
+   * The recognizer's interim words for the speech being judged. A word that is no acknowledgement
+   * pauses the answer at once, and from there it goes as any speech over a paused answer: long
+   * enough to be a turn, it interrupts (stopped where it paused); shorter, it resumes. Once the
+   * speech is a turn, such a word interrupts at once. Acknowledgement-like words said before a
+   * pause let the answer play at full volume while the end of the turn is awaited.
+   */
+  onWords(atMs: number, verdict: WordsVerdict, paused = false): BargeInDecision[] {
+    const held = this.held;
+    const d = held?.deciding;
+    if (!held || !d) return [];
+    if (verdict === 'interruption') {
+      if (d.confirmed) {
+        this.held = null;
+        return [{ type: 'interrupt', atMs, pausedAtMs: atMs, speechStartMs: d.speechStartMs }];
+      }
+      this.held = { sinceMs: atMs, phase: held.phase, deciding: null };
+      return [{ type: 'pause', atMs, restoreVolume: true }];
+    }
+    if (paused && d.confirmed && !d.ackPause && verdict === 'acknowledgement') {
+      d.ackPause = true;
+      return [{ type: 'unduck', atMs }];
+    }
+    return [];
+  }
+
+  /** The user went on talking after a pause in the speech being judged: lowered again. */
+  onSpeechResumed(atMs: number): BargeInDecision[] {
+    const d = this.held?.deciding;
+    if (!d?.ackPause) return [];
+    d.ackPause = false;
+    return [{ type: 'duck', atMs }];
+  }
+
+  /**
+   * The judged speech ended as a turn with these final words: an acknowledgement lets the answer
+   * go on (and the turn is dropped: the caller answers it only if no `backchannel` decision came).
+   */
+  onTurnEnded(atMs: number, verdict: WordsVerdict, text: string): BargeInDecision[] {
+    const held = this.held;
+    if (!held?.deciding) return [];
+    this.held = null;
+    return this.settle(held, held.deciding, atMs, verdict, text);
+  }
+
+  private settle(held: { sinceMs: number }, d: Deciding, atMs: number, verdict: WordsVerdict, text: string): BargeInDecision[] {
+    if (verdict === 'interruption' || (verdict === 'none' && d.confirmed)) return [{ type: 'interrupt', atMs, pausedAtMs: held.sinceMs, speechStartMs: d.speechStartMs }];
+    const restore: BargeInDecision[] = d.ackPause ? [] : [{ type: 'unduck', atMs }];
+    return verdict === 'acknowledgement' ? [...restore, { type: 'backchannel', atMs, speechStartMs: d.speechStartMs, text, speechTurn: d.speechTurn }] : restore;
+  }
+
+  /** When time alone ends a hold: a pause nothing confirmed resumes, judged speech that goes on too long interrupts; null when none. */
   get resumeAtMs(): number | null {
-    return this.held ? this.held.sinceMs + this.config().falseInterruptionMs : null;
+    const held = this.held;
+    if (!held) return null;
+    const d = held.deciding;
+    if (d?.ackPause) return null;
+    if (d?.confirmed) return d.speechStartMs + BACKCHANNEL_MAX_MS;
+    return held.sinceMs + this.config().falseInterruptionMs;
   }
 
   /** Called as time passes (each audio window, the app's timer): a pause that nothing confirmed in time ends. */
   tick(atMs: number): BargeInDecision[] {
     const resumeAtMs = this.resumeAtMs;
-    if (resumeAtMs === null || atMs < resumeAtMs) return [];
+    const held = this.held;
+    if (resumeAtMs === null || !held || atMs < resumeAtMs) return [];
     this.held = null;
-    return [{ type: 'resume', atMs }];
+    const d = held.deciding;
+    if (d?.confirmed) return [{ type: 'interrupt', atMs, pausedAtMs: held.sinceMs, speechStartMs: d.speechStartMs }];
+    return [{ type: d ? 'unduck' : 'resume', atMs }];
   }
 
   /**
@@ -101,7 +214,9 @@ export class BargeInPolicy {
     this.held = null;
     if (word === 'pause') {
       this.userPaused = { sinceMs: held?.sinceMs ?? atMs };
-      return held ? [] : [{ type: 'pause', atMs }];
+      if (held && !held.deciding) return [];
+      // A lowered answer is paused now, and plays at full volume when it resumes.
+      return [held ? { type: 'pause', atMs, restoreVolume: true } : { type: 'pause', atMs }];
     }
     this.userPaused = null;
     return [{ type: 'interrupt', atMs, pausedAtMs: held?.sinceMs ?? atMs }];

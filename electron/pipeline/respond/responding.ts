@@ -11,10 +11,15 @@ import { serialSynthesizer } from '../speak/tts-queue';
 import type { EndedTurn, TurnEvent } from '../turns/turn-events';
 import type { AssistantPhase } from '../vocabulary';
 import { Answers } from './answers';
+import { parseAcknowledgements, judgeWords, type WordsVerdict } from './acknowledgement';
 import { BargeInPolicy, type BargeInDecision } from './barge-in';
 import { Conversation } from './conversation';
 import type { Reply } from './reply';
 import { turnReport } from './turn-record';
+import { WakeGate } from './wake-gate';
+
+/** The answer's volume while speech over it is judged: about 12 dB down, still plainly there. */
+const DUCK_GAIN = 0.25;
 
 /** What responding needs to know of the user's side. */
 export interface UserTurnState {
@@ -54,8 +59,12 @@ export class Responding {
   private readonly commands: CommandHost;
   /** The last answer the assistant spoke, for "repeat that". */
   private lastAnswer: string | null = null;
-  /** Discarded speech whose words are being recognized, to tell a short command from a cough. */
+  /** Speech over the answer whose words are being recognized, to tell a short command or an acknowledgement from a cough. */
   private deciding = 0;
+  /** `bargeIn.acknowledgements` as parsed, for the setting it was parsed from. */
+  private ackList: { setting: string; phrases: string[][] } | null = null;
+  /** Which ended turns are requests (wake-phrase mode). */
+  private readonly wake: WakeGate;
 
   constructor(
     private readonly ctx: PipelineContext,
@@ -88,6 +97,10 @@ export class Responding {
       },
       command: (text, endOfTurnMs) => answerLocally(text, endOfTurnMs, this.commands),
       say: (text) => this.notices.say(text, clock.now()),
+    });
+    this.wake = new WakeGate(ctx, (turn) => {
+      this.refreshNow();
+      this.answers.start(turn);
     });
   }
 
@@ -147,7 +160,7 @@ export class Responding {
   onTurnEvent(e: TurnEvent): void {
     switch (e.type) {
       case 'candidate':
-        this.apply(this.bargeIn.onCandidate(e.atMs, e.phase));
+        this.apply(this.bargeIn.onCandidate(e.atMs, e.phase, e.startMs, e.turn));
         break;
       case 'speech-start':
         this.answers.dropDraft(true);
@@ -169,7 +182,7 @@ export class Responding {
             const word = isShortCommand(words);
             const now = this.ctx.clock.now();
             if (word) this.shortCommand(word, now);
-            else this.apply(this.bargeIn.onDiscarded(now));
+            else this.apply(this.bargeIn.onDiscarded(now, { verdict: this.judge(words), text: words }));
           })
           .finally(() => this.deciding--);
         break;
@@ -177,22 +190,61 @@ export class Responding {
       case 'words': {
         const word = isShortCommand(e.text);
         if (word && (this.bargeIn.holding || this.phase(e.atMs) === 'speaking')) this.shortCommand(word, e.atMs);
+        else if (this.bargeIn.deciding) this.apply(this.bargeIn.onWords(e.atMs, this.judge(e.text)));
         break;
       }
       case 'pause':
+        // Acknowledgement-like words and a pause: full volume while the end of the turn is awaited.
+        if (this.bargeIn.decidingTurn && e.tentative) {
+          this.deciding++;
+          void e
+            .tentative()
+            .then((words) => this.apply(this.bargeIn.onWords(this.ctx.clock.now(), this.judge(words), true)))
+            .catch(() => {})
+            .finally(() => this.deciding--);
+        }
         // Only when nothing else is being answered, so a draft never races another reply on the LLM.
         if (!e.tentative || !this.ctx.settings().prepareAnswers || this.answers.any || this.bargeIn.holding) break;
         this.answers.dropDraft(false);
         this.refreshNow();
-        this.answers.prepare(e.tentative);
+        this.answers.prepare(this.wake.requestWords(e.tentative));
         break;
       case 'resume':
         this.answers.dropDraft(false);
+        this.apply(this.bargeIn.onSpeechResumed(e.atMs));
         break;
       case 'end-of-turn':
-        this.answer(e.turn);
+        if (this.bargeIn.decidingTurn) this.judgeTurn(e.turn);
+        else this.answer(e.turn);
         break;
     }
+  }
+
+  /** How `text` said over the answer reads: an acknowledgement, the user taking the floor, or no words. */
+  private judge(text: string): WordsVerdict {
+    const list = this.ctx.settings().bargeIn.acknowledgements;
+    if (this.ackList?.setting !== list) this.ackList = { setting: list, phrases: parseAcknowledgements(list) };
+    return judgeWords(text, this.ackList.phrases);
+  }
+
+  /**
+   * A turn made of speech over the answer that no word had yet shown to be an interruption: its
+   * final words decide. An acknowledgement is no turn (not answered, not in history); anything
+   * else stops the answer and is answered as usual.
+   */
+  private judgeTurn(turn: EndedTurn): void {
+    this.deciding++;
+    void turn.transcript
+      .then(
+        ({ text }) => text,
+        () => '',
+      )
+      .then((text) => {
+        const decisions = this.bargeIn.onTurnEnded(this.ctx.clock.now(), this.judge(text), text);
+        this.apply(decisions);
+        if (!decisions.some((d) => d.type === 'backchannel')) this.answer(turn);
+      })
+      .finally(() => this.deciding--);
   }
 
   /** A short word over what the assistant says: "stop"/"cancel" stop it (and what rings), "pause" holds it. */
@@ -207,6 +259,7 @@ export class Responding {
     for (const d of decisions) {
       switch (d.type) {
         case 'pause':
+          if (d.restoreVolume) output.duck(d.atMs, 1);
           output.pause(d.atMs);
           events.emit({ type: 'playback', t: d.atMs, action: 'paused' });
           break;
@@ -215,8 +268,21 @@ export class Responding {
           events.emit({ type: 'playback', t: d.atMs, action: 'resumed' });
           break;
         case 'interrupt':
-          this.interrupt(d.atMs, d.pausedAtMs, speechStartMs);
+          this.interrupt(d.atMs, d.pausedAtMs, d.speechStartMs ?? speechStartMs);
           break;
+        case 'duck':
+          output.duck(d.atMs, DUCK_GAIN);
+          events.emit({ type: 'playback', t: d.atMs, action: 'ducked' });
+          break;
+        case 'unduck':
+          output.duck(d.atMs, 1);
+          events.emit({ type: 'playback', t: d.atMs, action: 'restored' });
+          break;
+        case 'backchannel': {
+          const turn = this.answers.noteBackchannel({ atMs: round(d.speechStartMs), text: d.text }, output.position(d.speechStartMs));
+          events.emit({ type: 'backchannel', t: d.atMs, turn, atMs: round(d.speechStartMs), text: d.text, speechTurn: d.speechTurn });
+          break;
+        }
         case 'continue-turn':
           this.answers.dropDraft(false);
           output.stop(d.atMs);
@@ -235,6 +301,7 @@ export class Responding {
     this.answers.dropDraft(false);
     const playedTo = output.position(atMs);
     const stoppedMs = output.paused ? pausedAtMs : atMs;
+    this.wake.stoppedBy(speechStartMs);
     output.stop(atMs);
     this.notices.cancel(playedTo);
     this.answers.interrupt(playedTo, stoppedMs, { detectedMs: round(atMs), playbackStoppedMs: round(stoppedMs), speechStartMs: speechStartMs === null ? null : round(speechStartMs) });
@@ -248,16 +315,20 @@ export class Responding {
     this.answers.dropCarried();
   }
 
-  /** Starts the answer to a turn that has ended. */
+  /** Starts the answer to a turn that has ended (in wake-phrase mode, once its words show it is a request). */
   private answer(turn: EndedTurn): void {
-    this.refreshNow();
-    this.answers.start(turn);
+    const deciding = this.wake.route(turn);
+    if (!deciding) return;
+    this.deciding++;
+    void deciding.finally(() => this.deciding--);
   }
 
   /** Runs what time alone decides: a held answer resuming, a holding phrase falling due, a timer ringing. */
   tick(now: number): void {
     const { user } = this.options;
     this.apply(this.bargeIn.tick(now));
+    // The phrase alone was not followed by a request in time (speech begun by then still counts).
+    this.wake.tick(now, user.hasCandidate);
     if (!user.hasCandidate && !this.bargeIn.holding) this.answers.hold(now, this.ctx.settings().turnBudgetMs);
     // A timer that falls due while anyone is talking waits for the next gap.
     const gap = !this.answers.any && !user.active && !this.bargeIn.holding && !this.notices.speaking(this.ctx.output.position(now));
@@ -268,12 +339,14 @@ export class Responding {
 
   /** The earliest pipeline time at which a timeout falls due, or null when none is pending. */
   nextWakeMs(): number | null {
-    const due = [this.answers.nextHoldingMs(this.ctx.settings().turnBudgetMs), this.bargeIn.resumeAtMs, this.notices.nextWakeMs(this.ctx.clock.now())].filter((t): t is number => t !== null);
+    const due = [this.answers.nextHoldingMs(this.ctx.settings().turnBudgetMs), this.bargeIn.resumeAtMs, this.notices.nextWakeMs(this.ctx.clock.now()), this.wake.untilMs].filter((t): t is number => t !== null);
     return due.length > 0 ? Math.min(...due) : null;
   }
 
   /** Reports turns whose reply is complete and whose audio has finished playing. */
   settle(now: number): void {
+    // Speech over the answer still being judged may yet be one of its acknowledgements.
+    if (this.bargeIn.deciding) return;
     for (const reply of this.answers.takeFinished(this.ctx.output.position(now))) if (reply.record.userText) this.report(reply);
     if (!this.answers.any && !this.bargeIn.holding && !this.options.user.active) this.answers.prepareHolding();
   }

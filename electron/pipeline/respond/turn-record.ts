@@ -1,6 +1,6 @@
 import type { LlmRoute } from '../../engines/llm-types';
 import type { AudioOutput } from '../speak/output';
-import { latencyOf, round, type BargeInTimes, type EchoReport, type TurnReport, type TurnTimings } from '../report';
+import { latencyOf, round, type Backchannel, type BargeInTimes, type EchoReport, type TurnReport, type TurnTimings } from '../report';
 import type { UtteranceTimes } from '../speak/utterance';
 import type { EndReason, StartedBy, TurnCheck } from '../vocabulary';
 
@@ -40,6 +40,8 @@ export interface TurnRecord {
   /** Dropped before any of it was heard (the user went on talking): never played, not in history. */
   discarded: boolean;
   bargeIn: BargeInTimes | null;
+  /** Acknowledgements said over the answer ("mm-hmm"), which let it go on. */
+  backchannels: Backchannel[];
   holdingPhrase: boolean;
   /** The local command the words matched, answered without the language model; null when none did. */
   command: { name: string; slots: Record<string, string | number | boolean | null> } | null;
@@ -67,6 +69,7 @@ export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' 
     interrupted: false,
     discarded: false,
     bargeIn: null,
+    backchannels: [],
     holdingPhrase: false,
     prepared: 'none',
     preparedAtMs: null,
@@ -106,6 +109,7 @@ export function turnReport(r: TurnRecord, output: AudioOutput, echoOver?: (fromM
     startedBy: r.startedBy,
     endReason: r.endReason,
     bargeIn: r.bargeIn,
+    backchannels: r.backchannels.map((b) => ({ ...b })),
     holdingPhrase: r.holdingPhrase,
     mergedContinuation: r.mergedContinuation,
     inputGainDb: r.inputGainDb,

@@ -22,6 +22,11 @@ export interface AudioOutput {
   resume(atMs: number): void;
   /** Stops at `atMs` and flushes the queue: nothing queued plays after it. Returns the time playback stopped. */
   stop(atMs: number): number;
+  /**
+   * Sets the playback volume from `atMs` on (1: full; less while deciding whether the user's speech
+   * over it is an interruption). It ramps over DUCK_RAMP_MS; a stop brings it back to full.
+   */
+  duck(atMs: number, gain: number): void;
   /** Stream position reached at `atMs`: how much of the queued audio has played by then. */
   position(atMs: number): number;
   /**
@@ -58,6 +63,26 @@ interface Played {
 }
 
 const REF_RATE = 16000;
+/** How long a change of volume takes: short enough to act at once, long enough not to click. */
+export const DUCK_RAMP_MS = 20;
+
+/** A change of playback volume at wall time `atMs`, from `from` to `gain` over DUCK_RAMP_MS. */
+interface GainChange {
+  atMs: number;
+  from: number;
+  gain: number;
+}
+
+/** The volume at wall time `t` (changes oldest first). */
+function gainAt(changes: readonly GainChange[], t: number): number {
+  let g = 1;
+  for (const c of changes) {
+    if (c.atMs > t) break;
+    const k = (t - c.atMs) / DUCK_RAMP_MS;
+    g = k >= 1 ? c.gain : c.from + (c.gain - c.from) * k;
+  }
+  return g;
+}
 
 /**
  * The bookkeeping every output shares: a stream of queued audio played back to back, with pauses
@@ -71,6 +96,8 @@ export class PlaybackSchedule implements AudioOutput {
   private anchor: { startMs: number; from: number } | null = { startMs: 0, from: 0 };
   private pausedAt = 0;
   private queued = 0;
+  /** Volume changes, oldest first (none: full volume throughout). */
+  private readonly gains: GainChange[] = [];
 
   /** How much already-played audio (ms) is kept for the echo reference and rendering; Infinity keeps all. */
   constructor(private readonly keepMs = 10_000) {}
@@ -124,7 +151,20 @@ export class PlaybackSchedule implements AudioOutput {
     this.anchor = { startMs: atMs, from: this.pausedAt };
   }
 
+  duck(atMs: number, gain: number): void {
+    const from = gainAt(this.gains, atMs);
+    if (from === gain && this.gainTarget === gain) return;
+    this.gains.push({ atMs, from, gain });
+  }
+
+  /** The volume the latest change goes to. */
+  private get gainTarget(): number {
+    return this.gains[this.gains.length - 1]?.gain ?? 1;
+  }
+
   stop(atMs: number): number {
+    // What plays next is a new answer: at full volume.
+    if (this.gainTarget !== 1) this.gains.push({ atMs, from: 1, gain: 1 });
     const p = this.position(atMs);
     this.close(atMs);
     this.queued = p;
@@ -173,7 +213,25 @@ export class PlaybackSchedule implements AudioOutput {
     if (spans.length === 0) return null;
     const out = new Float32Array(length);
     for (const s of spans) this.mix(out, REF_RATE, fromMs, s, true);
+    this.applyGain(out, REF_RATE, fromMs);
     return out;
+  }
+
+  /** Scales `out` (starting at wall time `fromMs`) by the volume at each of its samples. */
+  private applyGain(out: Float32Array, rate: number, fromMs: number): void {
+    if (this.gains.length === 0) return;
+    const endMs = fromMs + (out.length / rate) * 1000;
+    const moving = this.gains.some((c) => c.atMs < endMs && c.atMs + DUCK_RAMP_MS > fromMs);
+    if (!moving) {
+      // One volume over the whole buffer (the usual case: full).
+      const g = gainAt(this.gains, fromMs);
+      if (g !== 1) for (let i = 0; i < out.length; i++) out[i]! *= g;
+      return;
+    }
+    for (let i = 0; i < out.length; i++) {
+      const g = gainAt(this.gains, fromMs + (i / rate) * 1000);
+      if (g !== 1) out[i]! *= g;
+    }
   }
 
   /** Adds the part of stretch `s` that falls on `out` (which starts at wall time `fromMs`). */
@@ -202,6 +260,7 @@ export class PlaybackSchedule implements AudioOutput {
     const endMs = Math.max(minDurationMs, ...spans.map((s) => s.startMs + (s.to - s.from)));
     const out = new Float32Array(Math.ceil((endMs / 1000) * sampleRate));
     for (const s of spans) this.mix(out, sampleRate, 0, s, false);
+    this.applyGain(out, sampleRate, 0);
     return out;
   }
 
@@ -211,6 +270,8 @@ export class PlaybackSchedule implements AudioOutput {
     const cutoff = atMs - this.keepMs;
     const endOf = (s: Played) => s.startMs + (s.to - s.from);
     while (this.played.length > 0 && endOf(this.played[0]!) < cutoff) this.played.shift();
+    // The latest change before the cutoff still sets the volume after it: keep it, not those before.
+    while (this.gains.length > 1 && this.gains[1]!.atMs + DUCK_RAMP_MS < cutoff) this.gains.shift();
     const oldest = this.played[0]?.from ?? (this.anchor ? this.position(cutoff) : this.pausedAt);
     while (this.chunks.length > 0 && this.chunks[0]!.to <= oldest) this.chunks.shift();
   }

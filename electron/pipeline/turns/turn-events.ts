@@ -21,8 +21,11 @@ export interface EndedTurn {
 
 /** What turn taking tells responding, in order; `atMs` is when it was decided (pipeline clock). */
 export type TurnEvent =
-  /** The VAD heard something that may become a turn; `phase` is the assistant's when it began. */
-  | { type: 'candidate'; atMs: number; phase: AssistantPhase }
+  /**
+   * The VAD heard something that may become a turn, from `startMs`; `phase` is the assistant's when it
+   * began, `turn` the number its words carry.
+   */
+  | { type: 'candidate'; atMs: number; phase: AssistantPhase; startMs: number; turn: number }
   /** It lasted long enough: the user is talking since `startMs`. */
   | { type: 'speech-start'; atMs: number; startMs: number }
   /** The push-to-talk key went down (a turn begins at once, no confirmation needed). */

@@ -1,0 +1,106 @@
+/**
+ * Whether words said over the answer are an acknowledgement ("mm-hmm", "yeah", "okay", "got it")
+ * or the start of something the user wants to say. A pure function of the recognizer's words: the
+ * barge-in policy asks it on every interim result and on the final one.
+ *
+ * Recognizers spell a hum in many ways (a real one writes "mm-hmm" or "mhm", the stand-in "em meam
+ * hrme"), so exact spellings cannot carry the decision: a word made only of humming sounds counts
+ * as one, listed phrases match with one letter's slack, and the last interim word may be the start
+ * of one. Anything else, one real word that is no acknowledgement, is the user taking the floor.
+ */
+
+/** The default `bargeIn.acknowledgements`: phrases, comma-separated. */
+export const DEFAULT_ACKNOWLEDGEMENTS = 'mm-hmm, mhm, uh-huh, hmm, yeah, yes, yep, yup, right, okay, ok, alright, all right, sure, i see, got it, cool, true, exactly, oh';
+
+/**
+ * More acknowledgement-like words than this in one go is someone talking, not nodding along
+ * ("uh-huh, yeah, okay, I see" is four).
+ */
+const MAX_UNITS = 4;
+
+/** Real words spelled only with humming sounds (m, n, h, r and vowels): never a hum. */
+const NOT_HUMS = new Set(['me', 'him', 'her', 'here', 'hear', 'home', 'more', 'man', 'men', 'mine', 'name', 'mean', 'moan', 'moon', 'room', 'harm', 'hen', 'mom', 'ham', 'hero', 'hire', 'horn', 'human', 'hammer', 'humor', 'minor', 'manner', 'hair', 'hour']);
+
+export type WordsVerdict =
+  /** Every word so far is acknowledgement-like (the last may be the start of one). */
+  | 'acknowledgement'
+  /** Some word is not: the user wants to say something. */
+  | 'interruption'
+  /** No words (a cough, a breath, the echo's leftovers). */
+  | 'none';
+
+/** `bargeIn.acknowledgements` as phrases of words. */
+export function parseAcknowledgements(setting: string): string[][] {
+  return setting
+    .split(',')
+    .map((p) => tokens(p))
+    .filter((p) => p.length > 0);
+}
+
+/** Judges the words said so far over the answer (interim or final: judged alike). */
+export function judgeWords(text: string, phrases: readonly (readonly string[])[]): WordsVerdict {
+  const words = tokens(text);
+  if (words.length === 0) return 'none';
+  // fewest[i]: the fewest acknowledgement units that make up words[0..i) (Infinity: they cannot).
+  const fewest = new Array<number>(words.length + 1).fill(Infinity);
+  fewest[0] = 0;
+  for (let i = 0; i < words.length; i++) {
+    if (fewest[i] === Infinity) continue;
+    const reach = (j: number) => (fewest[j] = Math.min(fewest[j]!, fewest[i]! + 1));
+    if (isHum(words[i]!)) reach(i + 1);
+    for (const p of phrases) {
+      const n = matchLength(p, words, i);
+      if (n > 0) reach(i + n);
+    }
+  }
+  const units = fewest[words.length]!;
+  return units <= MAX_UNITS ? 'acknowledgement' : 'interruption';
+}
+
+/** Lowercase words; hyphens and punctuation split them ("mm-hmm" is "mm hmm"). */
+function tokens(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z']+/g, ' ')
+    .split(' ')
+    .map((w) => w.replace(/^'+|'+$/g, ''))
+    .filter(Boolean);
+}
+
+/** A word made only of humming sounds, with an m or an h in it ("mm", "hmm", "uh", "em", "hrme"). */
+function isHum(w: string): boolean {
+  return /^[aeiouhmnr]+$/.test(w) && /[mh]/.test(w) && !NOT_HUMS.has(w);
+}
+
+/**
+ * How many of `words` from `at` phrase `p` covers (0: it does not match there). The words may stop
+ * inside the phrase, the last of them part of its word: interim words end mid-word, and a
+ * recognizer's final words for a short acknowledgement are often cut ("ye" for "yeah").
+ */
+function matchLength(p: readonly string[], words: readonly string[], at: number): number {
+  for (let k = 0; k < p.length; k++) {
+    const w = words[at + k];
+    if (w === undefined) return k;
+    const last = at + k === words.length - 1;
+    if (sameWord(w, p[k]!)) continue;
+    if (last && p[k]!.startsWith(w)) return k + 1;
+    return 0;
+  }
+  return p.length;
+}
+
+/** Equal, or one letter off for longer words that start alike ("okey", "yeh" for "yeah", not "night" for "right"). */
+function sameWord(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (a[0] !== b[0] || Math.min(a.length, b.length) < 3 || Math.abs(a.length - b.length) > 1) return false;
+  return within1(a, b);
+}
+
+/** Levenshtein distance at most 1. */
+function within1(a: string, b: string): boolean {
+  if (a.length > b.length) [a, b] = [b, a];
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
+  return a.slice(i) === b.slice(i + 1);
+}
