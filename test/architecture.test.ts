@@ -26,8 +26,8 @@ const MAY_IMPORT: Record<Stage, Stage[]> = {
 const ASSEMBLERS = [`${PIPELINE}/voice-pipeline.ts`, `${PIPELINE}/load-engines.ts`];
 /** A shared file may name a stage's type: the context hands every stage the output. */
 const SHARED_MAY_IMPORT: Record<string, Stage[]> = { [`${PIPELINE}/context.ts`]: ['speak'] };
-/** What the renderer may take from the pipeline: types, the vocabulary, and the pure policies it replays. */
-const RENDERER_MAY_IMPORT = ['vocabulary.ts', 'events.ts', 'report.ts', 'turns/segmenter.ts', 'turns/turn-end.ts'].map((f) => `${PIPELINE}/${f}`);
+/** What the renderer may take from the pipeline: types, the vocabulary, the pure policies it replays, and the wake phrase matcher its check uses. */
+const RENDERER_MAY_IMPORT = ['vocabulary.ts', 'events.ts', 'report.ts', 'turns/segmenter.ts', 'turns/turn-end.ts', 'turns/wake-phrase.ts'].map((f) => `${PIPELINE}/${f}`);
 
 const stageOf = (file: string): Stage | 'top' | null => {
   if (!file.startsWith(`${PIPELINE}/`)) return null;

@@ -205,7 +205,7 @@ describe('barge-in policy with backchannels (pure, scripted timelines)', () => {
     assert.deepEqual(p.onCandidate(1000, 'pending'), [{ type: 'pause', atMs: 1000 }]);
     assert.deepEqual(p.onSpeechStart(1250, 'pending'), [{ type: 'continue-turn', atMs: 1250 }]);
     p.onCandidate(2000, 'speaking', 1990, 3);
-    assert.deepEqual(p.onShortCommand('stop', 2200, 'speaking'), [{ type: 'interrupt', atMs: 2200, pausedAtMs: 2000 }]);
+    assert.deepEqual(p.onShortCommand('stop', 2200, 'speaking'), [{ type: 'interrupt', atMs: 2200, pausedAtMs: 2000, speechStartMs: 1990 }], 'the report knows where "stop" began');
     p.onCandidate(3000, 'speaking', 2990, 3);
     assert.deepEqual(p.onKeyPress(3100, 'speaking'), [{ type: 'interrupt', atMs: 3100, pausedAtMs: 3100 }]);
     assert.equal(p.holding, false);

@@ -77,8 +77,10 @@ export class Answers {
 
   /** The answers' part of the assistant's phase at stream position `position`. */
   phase(position: number): AssistantPhase {
-    if (this.pending.length === 0) return 'idle';
-    return this.pending.some(({ reply }) => reply.soundingAt(position)) ? 'speaking' : 'pending';
+    // A stopped answer says nothing more: the speech that stopped it is a new turn, not its continuation.
+    const live = this.pending.filter(({ reply }) => !reply.aborted);
+    if (live.length === 0) return 'idle';
+    return live.some(({ reply }) => reply.soundingAt(position)) ? 'speaking' : 'pending';
   }
 
   /**

@@ -53,7 +53,7 @@ export type ShortCommand = 'stop' | 'cancel' | 'pause';
 
 export class BargeInPolicy {
   /** Playback held since `sinceMs`, for speech that began in `phase`. */
-  private held: { sinceMs: number; phase: Exclude<AssistantPhase, 'idle'>; deciding: Deciding | null } | null = null;
+  private held: { sinceMs: number; phase: Exclude<AssistantPhase, 'idle'>; deciding: Deciding | null; speechStartMs?: number } | null = null;
   /** The user said "pause": playback stays held, with no timeout, until their next turn says what to do. */
   private userPaused: { sinceMs: number } | null = null;
 
@@ -92,13 +92,14 @@ export class BargeInPolicy {
    * The VAD heard something (not yet a turn) that began at `speechStartMs`, its words numbered
    * `speechTurn`. Over a playing answer with backchannels on, the answer is lowered, not paused.
    */
-  onCandidate(atMs: number, phase: AssistantPhase, speechStartMs = atMs, speechTurn = -1): BargeInDecision[] {
+  onCandidate(atMs: number, phase: AssistantPhase, speechStartMs?: number, speechTurn = -1): BargeInDecision[] {
     if (phase === 'idle' || !this.listens(phase) || this.held || this.userPaused) return [];
+    const start = speechStartMs === undefined ? {} : { speechStartMs };
     if (phase === 'speaking' && this.config().backchannels) {
-      this.held = { sinceMs: atMs, phase, deciding: { speechStartMs, speechTurn, confirmed: false, ackPause: false } };
+      this.held = { sinceMs: atMs, phase, deciding: { speechStartMs: speechStartMs ?? atMs, speechTurn, confirmed: false, ackPause: false }, ...start };
       return [{ type: 'duck', atMs }];
     }
-    this.held = { sinceMs: atMs, phase, deciding: null };
+    this.held = { sinceMs: atMs, phase, deciding: null, ...start };
     return [{ type: 'pause', atMs }];
   }
 
@@ -148,7 +149,7 @@ export class BargeInPolicy {
         this.held = null;
         return [{ type: 'interrupt', atMs, pausedAtMs: atMs, speechStartMs: d.speechStartMs }];
       }
-      this.held = { sinceMs: atMs, phase: held.phase, deciding: null };
+      this.held = { sinceMs: atMs, phase: held.phase, deciding: null, speechStartMs: d.speechStartMs };
       return [{ type: 'pause', atMs, restoreVolume: true }];
     }
     if (paused && d.confirmed && !d.ackPause && verdict === 'acknowledgement') {
@@ -219,7 +220,7 @@ export class BargeInPolicy {
       return [held ? { type: 'pause', atMs, restoreVolume: true } : { type: 'pause', atMs }];
     }
     this.userPaused = null;
-    return [{ type: 'interrupt', atMs, pausedAtMs: held?.sinceMs ?? atMs }];
+    return [{ type: 'interrupt', atMs, pausedAtMs: held?.sinceMs ?? atMs, ...(held?.speechStartMs === undefined ? {} : { speechStartMs: held.speechStartMs }) }];
   }
 
   /** The user's turn after a "pause" is known: "resume" plays on, anything else cancels the paused answer. */

@@ -1,4 +1,4 @@
-import type { SpeechRecognizer, SttSession } from '../../engines/stt';
+import type { SpeechRecognizer } from '../../engines/stt';
 import type { TurnDetector } from '../../engines/turn-detector';
 import type { VoiceActivityDetector } from '../../engines/vad';
 import { VAD_SAMPLE_RATE } from '../../engines/vad';
@@ -16,6 +16,7 @@ import { Segmenter, type SegmenterEvent } from './segmenter';
 import { holdFor, TurnEndPolicy } from './turn-end';
 import type { AssistantPhase, EndReason, OneShotState, StartedBy, TurnCheck } from '../vocabulary';
 import type { HeardWindow, TurnEvent, TurnGate } from './turn-events';
+import { UserWords } from './user-words';
 
 /** Audio kept for prefix padding, boundary look-back and the end-of-turn model (it hears the last 8 s). */
 const RING_MS = 8000;
@@ -58,14 +59,8 @@ export class TurnTaking {
   private candidatePhase: AssistantPhase = 'idle';
   /** Where the user's last words ended (input time). */
   private lastSpeechEndMs = -Infinity;
-  private stt: SttSession | null = null;
-  /** The recognizer's latest words for the speech in progress. */
-  private lastWords = '';
-  /**
-   * The words so far as the final decode would give them, asked once per pause (the prepared answer
-   * and the end-of-turn check share the one decode); null when the recognizer cannot peek.
-   */
-  private pauseWords: (() => Promise<string>) | null = null;
+  /** The recognizer's side of the speech in progress. */
+  private readonly words: UserWords;
   /** Push-to-talk key held since downMs. */
   private ptt: { downMs: number; firstSpeechMs: number | null } | null = null;
   /** One-shot mode: whether an activation has opened the microphone for a turn (times on the pipeline clock). */
@@ -89,6 +84,10 @@ export class TurnTaking {
     private readonly links: TurnLinks,
   ) {
     this.timeline = new InputTimeline(ctx.clock);
+    this.words = new UserWords(engines.stt, {
+      partial: (turn, text) => this.ctx.events.emit({ type: 'partial', t: this.ctx.clock.now(), turn, text }),
+      words: (text) => this.links.onTurn({ type: 'words', atMs: this.ctx.clock.now(), text }),
+    });
     this.turnEnd = new TurnEndPolicy(() => !!this.engines.turn);
     this.segmenter = new Segmenter(() => {
       const e = this.ctx.settings().endpointing;
@@ -181,7 +180,7 @@ export class TurnTaking {
       // The key decides the turn; the VAD only places the speech inside it.
       if (this.ptt) {
         if (speech && this.ptt.firstSpeechMs === null) this.ptt.firstSpeechMs = this.energy.onsetBefore(atMs, 400) ?? atMs;
-        this.stt?.accept(window);
+        this.words.accept(window);
       }
       return;
     }
@@ -196,7 +195,7 @@ export class TurnTaking {
     const heard = speech && (this.segmenter.hasCandidate || opens) && (!overEcho || this.energy.reachesVoice(window));
     const events = this.segmenter.push(atMs, heard);
     const isNewCandidate = events.some((e) => e.type === 'candidate');
-    if (this.stt && !isNewCandidate) this.stt.accept(window);
+    if (!isNewCandidate) this.words.accept(window);
     for (const e of events) this.handle(e);
     const check = this.turnEnd.due(atMs, this.ctx.settings().endpointing);
     if (check !== null) this.checkTurnEnd(check, atMs);
@@ -216,8 +215,7 @@ export class TurnTaking {
     const turn = this.nextIndex;
     const ended = this.ended;
     const askedMs = this.timeline.toClock(atMs);
-    // A recognizer that cannot peek, or a peek that fails: the latest interim words stand in.
-    const words = this.pauseWords ? this.pauseWords().catch(() => this.lastWords) : Promise.resolve(this.lastWords);
+    const words = this.words.now();
     this.scoring++;
     Promise.all([detector.score(audio), words])
       .then(([{ probability }, text]) => {
@@ -255,31 +253,20 @@ export class TurnTaking {
         this.tellOneShot(this.oneShot.speechStarted(atMs));
         break;
       }
-      case 'discarded': {
-        // Its recognizer is finished, not dropped: the interim words of a short word lag ("sto").
-        const session = this.stt;
-        const interim = this.lastWords;
-        this.stt = null;
-        this.resetStt();
-        const words = session ? session.finish().catch(() => interim) : Promise.resolve(interim);
-        this.links.onTurn({ type: 'discarded', atMs, words });
+      case 'discarded':
+        this.links.onTurn({ type: 'discarded', atMs, words: this.words.finishShort() });
         break;
-      }
       case 'pause': {
         this.lastSpeechEndMs = e.speechEndMs;
         this.turnEnd.onPause(e.speechEndMs);
         const speechEndMs = this.timeline.toClock(e.speechEndMs);
         this.ctx.events.emit({ type: 'speech-end', t, speechEndMs });
-        const session = this.stt;
-        let peeked: Promise<string> | null = null;
-        const tentative = session?.peek ? () => (peeked ??= session.peek!()) : null;
-        this.pauseWords = tentative;
-        this.links.onTurn({ type: 'pause', atMs, speechEndMs, turn: this.nextIndex, tentative });
+        this.links.onTurn({ type: 'pause', atMs, speechEndMs, turn: this.nextIndex, tentative: this.words.pause() });
         break;
       }
       case 'resume':
         this.turnEnd.onResume();
-        this.pauseWords = null;
+        this.words.resume();
         this.links.onTurn({ type: 'resume', atMs });
         break;
       case 'end-of-turn':
@@ -349,46 +336,31 @@ export class TurnTaking {
     this.tellOneShot(this.oneShot.stop(this.ctx.clock.now(), oneShotStop(reason)));
   }
 
-  /** The one place a recognizer session is dropped: its audio is not (or no longer) a turn. A new one starts at `onsetMs` if given. */
-  private resetStt(onsetMs?: number): void {
-    this.stt?.abort();
-    this.lastWords = '';
-    this.pauseWords = null;
-    this.stt = onsetMs === undefined ? null : this.createSttSession(onsetMs);
-  }
-
   /**
-   * A recognizer session fed with the audio from just before `onsetMs`, so the first syllable
-   * reaches it; never reaching back into the previous turn's words (silence stands in for them).
+   * The one place a recognizer session starts or is dropped (its audio is not, or no longer, a
+   * turn). A new one starts at `onsetMs` if given, fed the audio from just before it so the first
+   * syllable reaches it, never reaching back into the previous turn's words (silence stands in).
    */
-  private createSttSession(onsetMs: number): SttSession {
+  private resetStt(onsetMs?: number): void {
+    if (onsetMs === undefined) return this.words.drop();
     const padding = Math.max(this.ctx.settings().endpointing.prefixPaddingMs, this.engines.stt.leadInMs);
-    const turn = this.nextIndex;
-    const session: SttSession = this.engines.stt.createSession((text) => {
-      this.ctx.events.emit({ type: 'partial', t: this.ctx.clock.now(), turn, text });
-      // Only the speech in progress speaks to responding (a "stop" over the answer); an ended turn's late words do not.
-      if (session !== this.stt) return;
-      this.lastWords = text;
-      this.links.onTurn({ type: 'words', atMs: this.ctx.clock.now(), text });
-    });
     const toSample = (ms: number) => Math.round((ms / 1000) * VAD_SAMPLE_RATE);
     const from = onsetMs - padding;
     const clean = Math.max(from, Math.min(onsetMs, this.lastSpeechEndMs + 50));
-    if (clean > from) session.accept(new Float32Array(toSample(clean - from)));
-    session.accept(this.inputGain.atSpeechGain(this.ring.since(toSample(clean))));
-    return session;
+    const lead = [this.inputGain.atSpeechGain(this.ring.since(toSample(clean)))];
+    if (clean > from) lead.unshift(new Float32Array(toSample(clean - from)));
+    this.words.start(this.nextIndex, lead);
   }
 
   private endTurn(e: Extract<SegmenterEvent, { type: 'end-of-turn' }>): void {
     // Stamped before the recognizer finishes: a streaming recognizer's finish() does part of its work at once.
     const endOfTurnMs = this.ctx.clock.now();
     this.turnEnd.onResume();
-    this.pauseWords = null;
     this.ended++;
     const checks = this.checks;
     this.checks = [];
-    const stt = this.stt && this.postRoll.hold(this.stt, e.speechEndMs, this.audioMs);
-    this.stt = null;
+    const session = this.words.take();
+    const stt = session && this.postRoll.hold(session, e.speechEndMs, this.audioMs);
     if (stt) {
       const t0 = this.ctx.clock.now();
       const transcript = stt.finish().then((text) => {
