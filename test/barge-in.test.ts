@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BACKCHANNEL_MAX_MS, BargeInPolicy, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
+import { BACKCHANNEL_MAX_MS, BargeInPolicy, PEEK_AFTER_MS, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
 
 const cfg: BargeInConfig = { enabled: true, minSpeechMs: 400, falseInterruptionMs: 1500, backchannels: false };
 const policy = (over: Partial<BargeInConfig> = {}) => {
@@ -145,6 +145,18 @@ describe('barge-in policy with backchannels (pure, scripted timelines)', () => {
     p.onCandidate(2000, 'speaking', 1980, 3);
     p.onWords(2200, 'interruption');
     assert.deepEqual(p.onDiscarded(2300), [{ type: 'resume', atMs: 2300 }]);
+  });
+
+  it('asks for the words decoded now at each of PEEK_AFTER_MS, not waiting for the next interim result', () => {
+    const p = ducking();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    assert.equal(p.peekDue(1000 + PEEK_AFTER_MS[0]! - 1), false);
+    assert.equal(p.peekDue(1000 + PEEK_AFTER_MS[0]!), true);
+    assert.equal(p.peekDue(1000 + PEEK_AFTER_MS[0]! + 1), false, 'once each');
+    assert.equal(p.peekDue(1000 + PEEK_AFTER_MS[1]!), true);
+    assert.equal(p.peekDue(5000), false, 'then the interim words decide');
+    p.onWords(1400, 'interruption');
+    assert.equal(p.peekDue(6000), false, 'nothing is being judged once paused');
   });
 
   it('once the speech is a turn, a word that is no acknowledgement stops the answer at once', () => {

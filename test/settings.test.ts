@@ -86,15 +86,19 @@ test('a partial object merges over the defaults without touching the base', () =
 test('each kind of invalid field is named, and all of them are reported', () => {
   const errors = errorsOf({
     mode: 'always-on',
+    wakePhrase: 'hey computer!',
     endpointing: { silenceMs: 'abc', minSpeechMs: -3, vadThreshold: 1.5, maxTurnMs: 2500.5, silenceMS: 300 },
-    bargeIn: { enabled: 'yes' },
+    bargeIn: { enabled: 'yes', backchannels: 1, acknowledgements: 'x'.repeat(1001) },
     llm: { temperature: 3, gpuLayers: 'max', gpu: 'rocm', temprature: 1 },
     tts: 'fast',
     models: { llm: '' },
     silenceMs: 200,
     colour: 'blue',
   });
-  assert.match(errorAt(errors, 'mode').message, /one of "hands-free", "push-to-talk", "one-shot", got "always-on"/);
+  assert.match(errorAt(errors, 'mode').message, /one of "hands-free", "push-to-talk", "one-shot", "wake-phrase", got "always-on"/);
+  assert.match(errorAt(errors, 'wakePhrase').message, /^must be one to six words of letters, at most 60 characters \(e\.g\. "hey computer"\), got "hey computer!"$/);
+  assert.match(errorAt(errors, 'bargeIn.backchannels').message, /^must be true or false, got 1$/);
+  assert.match(errorAt(errors, 'bargeIn.acknowledgements').message, /^must be acknowledgement phrases separated by commas/);
   assert.equal(errorAt(errors, 'endpointing.silenceMs').message, 'must be a whole number between 100 and 5000 (ms), got "abc"');
   assert.match(errorAt(errors, 'endpointing.minSpeechMs').message, /between 0 and 2000 \(ms\), got -3$/);
   assert.match(errorAt(errors, 'endpointing.vadThreshold').message, /between 0.05 and 0.95, got 1.5$/);
@@ -109,7 +113,7 @@ test('each kind of invalid field is named, and all of them are reported', () => 
   assert.match(errorAt(errors, 'models.llm').message, /model id .* or null/);
   assert.match(errorAt(errors, 'silenceMs').message, /unknown setting; did you mean "endpointing.silenceMs"\?/);
   assert.equal(errorAt(errors, 'colour').message, 'is an unknown setting');
-  assert.equal(errors.length, 15);
+  assert.equal(errors.length, 18);
 });
 
 test('odd inputs are rejected cleanly', () => {

@@ -21,6 +21,13 @@ export interface BargeInConfig {
  */
 export const BACKCHANNEL_MAX_MS = 1500;
 
+/**
+ * When, after speech over the answer began to be judged, its words are decoded on demand: a
+ * streaming recognizer's interim words come a chunk (about 300 ms) at a time, and "st" of a "stop"
+ * must not wait for the next one.
+ */
+export const PEEK_AFTER_MS: readonly number[] = [150, 300];
+
 export type BargeInDecision =
   /** Hold playback now (the speech may turn out to be nothing); `restoreVolume`: it was lowered, and resumes at full volume. */
   | { type: 'pause'; atMs: number; restoreVolume?: true }
@@ -46,6 +53,8 @@ interface Deciding {
   confirmed: boolean;
   /** It paused after acknowledgement-like words: full volume while its end of turn is awaited. */
   ackPause: boolean;
+  /** How many of PEEK_AFTER_MS have been asked for. */
+  peeks: number;
 }
 
 /** A short word that acts on the answer being spoken, whatever its length ("stop" is shorter than minSpeechMs). */
@@ -96,7 +105,7 @@ export class BargeInPolicy {
     if (phase === 'idle' || !this.listens(phase) || this.held || this.userPaused) return [];
     const start = speechStartMs === undefined ? {} : { speechStartMs };
     if (phase === 'speaking' && this.config().backchannels) {
-      this.held = { sinceMs: atMs, phase, deciding: { speechStartMs: speechStartMs ?? atMs, speechTurn, confirmed: false, ackPause: false }, ...start };
+      this.held = { sinceMs: atMs, phase, deciding: { speechStartMs: speechStartMs ?? atMs, speechTurn, confirmed: false, ackPause: false, peeks: 0 }, ...start };
       return [{ type: 'duck', atMs }];
     }
     this.held = { sinceMs: atMs, phase, deciding: null, ...start };
@@ -157,6 +166,15 @@ export class BargeInPolicy {
       return [{ type: 'unduck', atMs }];
     }
     return [];
+  }
+
+  /** Whether the words of the speech being judged should be decoded now (each of PEEK_AFTER_MS once). */
+  peekDue(atMs: number): boolean {
+    const held = this.held;
+    const d = held?.deciding;
+    if (!held || !d || d.ackPause || d.peeks >= PEEK_AFTER_MS.length || atMs - held.sinceMs < PEEK_AFTER_MS[d.peeks]!) return false;
+    d.peeks++;
+    return true;
   }
 
   /** The user went on talking after a pause in the speech being judged: lowered again. */

@@ -27,6 +27,8 @@ export interface UserTurnState {
   readonly hasCandidate: boolean;
   /** The user may be talking. */
   readonly active: boolean;
+  /** The words of the speech in progress, decoded now (null when they cannot be). */
+  peekWords?(): Promise<string> | null;
 }
 
 export interface RespondingOptions {
@@ -187,12 +189,9 @@ export class Responding {
           .finally(() => this.deciding--);
         break;
       }
-      case 'words': {
-        const word = isShortCommand(e.text);
-        if (word && (this.bargeIn.holding || this.phase(e.atMs) === 'speaking')) this.shortCommand(word, e.atMs);
-        else if (this.bargeIn.deciding) this.apply(this.bargeIn.onWords(e.atMs, this.judge(e.text)));
+      case 'words':
+        this.heardWords(e.text, e.atMs);
         break;
-      }
       case 'pause':
         // Acknowledgement-like words and a pause: full volume while the end of the turn is awaited.
         if (this.bargeIn.decidingTurn && e.tentative) {
@@ -218,6 +217,24 @@ export class Responding {
         else this.answer(e.turn);
         break;
     }
+  }
+
+  /** Words of the speech in progress (interim, or decoded on demand): a short command over the answer, or what they say of speech being judged. */
+  private heardWords(text: string, atMs: number): void {
+    const word = isShortCommand(text);
+    if (word && (this.bargeIn.holding || this.phase(atMs) === 'speaking')) this.shortCommand(word, atMs);
+    else if (this.bargeIn.deciding) this.apply(this.bargeIn.onWords(atMs, this.judge(text)));
+  }
+
+  /** Asks for the words of the speech being judged, decoded now, and lets them decide. */
+  private peekWords(user: UserTurnState): void {
+    const words = user.peekWords?.();
+    if (!words) return;
+    this.deciding++;
+    void words
+      .then((text) => this.heardWords(text, this.ctx.clock.now()))
+      .catch(() => {})
+      .finally(() => this.deciding--);
   }
 
   /** How `text` said over the answer reads: an acknowledgement, the user taking the floor, or no words. */
@@ -301,7 +318,6 @@ export class Responding {
     this.answers.dropDraft(false);
     const playedTo = output.position(atMs);
     const stoppedMs = output.paused ? pausedAtMs : atMs;
-    this.wake.stoppedBy(speechStartMs);
     output.stop(atMs);
     this.notices.cancel(playedTo);
     this.answers.interrupt(playedTo, stoppedMs, { detectedMs: round(atMs), playbackStoppedMs: round(stoppedMs), speechStartMs: speechStartMs === null ? null : round(speechStartMs) });
@@ -327,6 +343,8 @@ export class Responding {
   tick(now: number): void {
     const { user } = this.options;
     this.apply(this.bargeIn.tick(now));
+    // Speech over the answer being judged: its words now, not at the recognizer's next interim result.
+    if (this.bargeIn.peekDue(now)) this.peekWords(user);
     // The phrase alone was not followed by a request in time (speech begun by then still counts).
     this.wake.tick(now, user.hasCandidate);
     if (!user.hasCandidate && !this.bargeIn.holding) this.answers.hold(now, this.ctx.settings().turnBudgetMs);

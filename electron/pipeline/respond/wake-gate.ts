@@ -4,13 +4,12 @@ import { matchWakePhrase, WakeWindow } from '../turns/wake-phrase';
 
 /**
  * Which ended turns are requests in wake-phrase mode (in the other modes, every one): those that
- * begin with the phrase, follow it said alone, or go on a conversation by stopping an answer. It
- * hands requests on without the phrase and says what it decided in `wake-phrase` events.
+ * begin with the phrase or follow it said alone. Speech without it may still stop an answer (a real
+ * interruption, see barge-in.ts) but is not answered: a television is not asking. It hands requests
+ * on without the phrase and says what it decided in `wake-phrase` events.
  */
 export class WakeGate {
   private readonly window = new WakeWindow();
-  /** Where the speech that last stopped an answer began: its turn goes on the conversation without the phrase. */
-  private followUpFromMs: number | null = null;
 
   constructor(
     private readonly ctx: PipelineContext,
@@ -18,20 +17,13 @@ export class WakeGate {
     private readonly start: (turn: EndedTurn) => void,
   ) {}
 
-  /** An answer was stopped by speech that began at `speechStartMs` (null: by a button). */
-  stoppedBy(speechStartMs: number | null): void {
-    this.followUpFromMs = speechStartMs;
-  }
-
   /**
    * A turn has ended: started now, or once its words are known in wake-phrase mode (the promise
    * settles when that is decided; null when it was started at once).
    */
   route(turn: EndedTurn): Promise<void> | null {
     const { mode, wakePhrase } = this.ctx.settings();
-    const followUp = this.followUpFromMs !== null && turn.speechStartMs >= this.followUpFromMs - 500;
-    this.followUpFromMs = null;
-    if (mode !== 'wake-phrase' || followUp) {
+    if (mode !== 'wake-phrase') {
       this.start(turn);
       return null;
     }

@@ -120,6 +120,11 @@ export class TurnTaking {
     return this.segmenter.hasCandidate;
   }
 
+  /** The words of the speech in progress, decoded now (null when they cannot be). */
+  peekWords(): Promise<string> | null {
+    return this.words.peek();
+  }
+
   /** The user is taking a turn (talking, pausing within it, or holding the key). */
   get hearing(): boolean {
     return this.segmenter.inTurn || this.ptt !== null;
@@ -188,11 +193,10 @@ export class TurnTaking {
     // With barge-in off, speech over the assistant's voice is not a turn; in one-shot mode, nor is
     // speech no activation asked for (it is still heard: the VAD, the echo reference, the meter).
     const opens = this.links.gate.listens(phase) && (mode !== 'one-shot' || this.oneShot.listening);
-    // Over the assistant's voice, speech must also come near the user's own level to count until it is
-    // a turn: a person talking to it does, the canceller's leftovers of the answer do not (and while
-    // speech over it is judged, the answer plays on, lowered). Once a turn, it goes on as usual.
-    const overEcho = this.echo.last.active && !this.segmenter.inTurn;
-    const heard = speech && (this.segmenter.hasCandidate || opens) && (!overEcho || this.energy.reachesVoice(window));
+    // Over the assistant's voice, speech must also come near the user's own level to begin: a person
+    // talking to it does, the canceller's leftovers of the answer do not. Once begun, it goes on as usual.
+    const overEcho = this.echo.last.active && !this.segmenter.hasCandidate;
+    const heard = speech && (this.segmenter.hasCandidate || (opens && (!overEcho || this.energy.reachesVoice(window))));
     const events = this.segmenter.push(atMs, heard);
     const isNewCandidate = events.some((e) => e.type === 'candidate');
     if (!isNewCandidate) this.words.accept(window);

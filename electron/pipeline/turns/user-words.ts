@@ -83,6 +83,11 @@ export class UserWords {
     return this.atPause ? this.atPause().catch(() => latest) : Promise.resolve(latest);
   }
 
+  /** The words so far, decoded now as the final will be (null when the recognizer cannot, or nothing listens). */
+  peek(): Promise<string> | null {
+    return this.session?.peek ? this.session.peek() : null;
+  }
+
   /** The turn ended: its session is handed on to be finished (null when none was listening). */
   take(): SttSession | null {
     const session = this.session;
