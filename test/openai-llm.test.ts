@@ -154,6 +154,26 @@ describe('OpenAiCompatibleLlm against a real server (stories260K)', () => {
     await rejection(listModels(server.baseUrl, KEY), LLM_SERVER_ERROR.auth);
   });
 
+  test('a key echoed by the server never shows, not cut, not escaped, not with its whitespace collapsed', async () => {
+    // As the hostile tester found: an 81-character message, then a 164-character key; the message was cut at 200.
+    const long = `sk-proj-${'Ab3xY9'.repeat(26)}`;
+    assert.equal(long.length, 164);
+    const said = 'Incorrect API key provided. You can find your API key at the usual place, thanks:';
+    const cases: { key: string; body: string | object; why: string }[] = [
+      { key: long, body: { error: { message: `${said} ${long}` } }, why: 'cut at 200 characters mid-key' },
+      { key: long, body: `${said} ${long} and more`, why: 'a plain-text body' },
+      { key: 'sk-with\ttab-and  two-spaces-0123456789', body: `Bad key: sk-with\ttab-and  two-spaces-0123456789`, why: 'whitespace inside the key' },
+      { key: 'sk-"quoted"\\slash-0123456789', body: `<html>key ${JSON.stringify('sk-"quoted"\\slash-0123456789')} refused</html>`, why: 'JSON-escaped in a non-JSON body' },
+    ];
+    for (const c of cases) {
+      server.failWith(401, c.body);
+      const client = new OpenAiCompatibleLlm({ baseUrl: server.baseUrl, model: server.model, apiKey: c.key });
+      const e = await rejection(client.generate(ask('Hello.'), { maxTokens: 8, temperature: 0, onText: () => {} }), LLM_SERVER_ERROR.auth);
+      for (let i = 0; i + 8 <= c.key.length; i++) assert.ok(!e.message.includes(c.key.slice(i, i + 8)), `${c.why}: "${c.key.slice(i, i + 8)}" in ${e.message}`);
+      assert.match(e.message, /^The LLM server refused the API key \(401\)/, c.why);
+    }
+  });
+
   test('404: an unknown model, with what the server said', async () => {
     const other = new OpenAiCompatibleLlm({ baseUrl: server.baseUrl, model: 'no-such-model', apiKey: KEY });
     const e = await rejection(other.generate(ask('Hello.'), { maxTokens: 8, temperature: 0, onText: () => {} }), LLM_SERVER_ERROR.model);

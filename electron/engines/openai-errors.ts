@@ -66,9 +66,36 @@ export function describeCause(e: unknown): string {
   return chromium ?? (code ? `${deepest} (${code})` : deepest);
 }
 
-/** The key (and its Bearer header form) replaced wherever it appears. */
+/** A run of this many characters of the key, anywhere, is a piece of it (a message cut mid-key, a key split by whitespace). */
+const KEY_FRAGMENT = 8;
+
+/**
+ * The key replaced wherever it appears: whole, as JSON escapes it, and any run of KEY_FRAGMENT or
+ * more of its characters (a body cut mid-key, a key with whitespace in it that was collapsed).
+ * Applied to what a server sent before anything is cut or collapsed.
+ */
 export function redact(text: string, apiKey: string | undefined): string {
-  return apiKey ? text.split(apiKey).join('***') : text;
+  if (!apiKey) return text;
+  let out = text;
+  for (const form of new Set([apiKey, JSON.stringify(apiKey).slice(1, -1)])) out = out.split(form).join('***');
+  if (apiKey.length < KEY_FRAGMENT) return out;
+  const grams = new Set<string>();
+  for (let i = 0; i + KEY_FRAGMENT <= apiKey.length; i++) grams.add(apiKey.slice(i, i + KEY_FRAGMENT));
+  let result = '';
+  let i = 0;
+  while (i < out.length) {
+    if (!grams.has(out.slice(i, i + KEY_FRAGMENT))) {
+      result += out[i];
+      i++;
+      continue;
+    }
+    // The longest run from here that is still a piece of the key.
+    let j = i + KEY_FRAGMENT;
+    while (j < out.length && apiKey.includes(out.slice(i, j + 1))) j++;
+    result += '***';
+    i = j;
+  }
+  return result;
 }
 
 function make(message: string, code: string, apiKey: string | undefined): UserError {
@@ -131,7 +158,8 @@ const UNKNOWN_MODEL = /model\b.*\b(not found|does not exist|not exist|unknown|no
 
 /** One message per HTTP failure, with what the server said about it. */
 export function httpError(ctx: ServerContext, status: number, body: string, path: string): UserError {
-  const said = serverMessage(body);
+  // Redacted before it is cut or its whitespace collapsed: a cut key, or one with a tab in it, is still the key.
+  const said = serverMessage(redact(body, ctx.apiKey));
   const tail = said.text ? `: ${said.text}` : '';
   const key = ctx.apiKey;
   if (status === 401 || status === 403) {

@@ -10,6 +10,7 @@ import {
   describeCause,
   httpError,
   notACompletion,
+  redact,
   serverMessage,
   streamBroken,
   unreachable,
@@ -266,10 +267,10 @@ function parseChunk(data: string, t: Target, chars: number): CompletionChunk {
   try {
     parsed = JSON.parse(data) as CompletionChunk;
   } catch {
-    throw streamBroken(t, chars, `it sent data that is not JSON (${JSON.stringify(data.slice(0, 80))})`);
+    throw streamBroken(t, chars, `it sent data that is not JSON (${JSON.stringify(redact(data, t.apiKey).slice(0, 80))})`);
   }
   if (parsed === null || typeof parsed !== 'object') throw streamBroken(t, chars, 'it sent data that is not a completion chunk');
-  if (parsed.error !== undefined) throw streamBroken(t, chars, `the server reported an error: ${serverMessage(data).text}`);
+  if (parsed.error !== undefined) throw streamBroken(t, chars, `the server reported an error: ${serverMessage(redact(data, t.apiKey)).text}`);
   return parsed;
 }
 
