@@ -60,6 +60,8 @@ export const KEEP_FINISHED_MS = 24 * 60 * 60 * 1000;
 export const MAX_FINISHED = 50;
 
 const FORMAT_VERSION = 1;
+/** The furthest from 1970 a Date can be (ms): beyond it a time cannot be said or shown. */
+const MAX_DATE_MS = 8.64e15;
 const TIMER_KEYS = ['id', 'kind', 'name', 'durationMs', 'setAtMs', 'dueAtMs', 'firedAtMs', 'cancelledAtMs', 'stoppedAtMs'] as const;
 
 /** When a fired entry stops ringing by itself (epoch ms); null if it has not fired. */
@@ -275,11 +277,13 @@ export class TimerBook {
       } else if (t.durationMs !== null) {
         fail(`${at}.durationMs must be null for an alarm, got ${describe(t.durationMs)}`);
       }
+      // Times are epoch ms a Date can hold: an alarm "due" at -1e308 would be spoken as "NaN NaN".
+      const isTime = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= MAX_DATE_MS;
       for (const key of ['setAtMs', 'dueAtMs'] as const) {
-        if (typeof t[key] !== 'number' || !Number.isFinite(t[key])) fail(`${at}.${key} must be a finite number, got ${describe(t[key])}`);
+        if (!isTime(t[key])) fail(`${at}.${key} must be a time in ms (at most ${MAX_DATE_MS} from 1970), got ${describe(t[key])}`);
       }
       for (const key of ['firedAtMs', 'cancelledAtMs', 'stoppedAtMs'] as const) {
-        if (t[key] !== null && (typeof t[key] !== 'number' || !Number.isFinite(t[key]))) fail(`${at}.${key} must be null or a finite number, got ${describe(t[key])}`);
+        if (t[key] !== null && !isTime(t[key])) fail(`${at}.${key} must be null or a time in ms (at most ${MAX_DATE_MS} from 1970), got ${describe(t[key])}`);
       }
       if (t.firedAtMs !== null && t.cancelledAtMs !== null) fail(`${at} cannot be both fired and cancelled`);
       if (t.stoppedAtMs !== null && t.firedAtMs === null) fail(`${at}.stoppedAtMs is set but the entry never fired`);
@@ -297,12 +301,18 @@ export class TimerBook {
     return { ...t };
   }
 
-  /** Never reuses an id still in the book (entries may have been loaded with any ids). */
+  /**
+   * Never reuses an id still in the book (entries may have been loaded with any ids). The counter
+   * starts over at 1 rather than pass the largest safe integer: a book is never saved that its own
+   * load would refuse.
+   */
   private newId(): string {
     const used = new Set(this.timers.map((t) => t.id));
     let id: string;
-    do id = `t${this.nextId++}`;
-    while (used.has(id));
+    do {
+      id = `t${this.nextId}`;
+      this.nextId = this.nextId >= Number.MAX_SAFE_INTEGER ? 1 : this.nextId + 1;
+    } while (used.has(id));
     return id;
   }
 
