@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { AssistantController } from '../electron/app/controller';
-import { BridgeAudioSink, startWebBridge, type WebBridge } from '../electron/app/web-bridge';
+import { BridgeAudioSink, encodeMessage, startWebBridge, type WebBridge } from '../electron/app/web-bridge';
 import { BRIDGE_PATH, decodeAudio, encodeAudio, type ServerMessage } from '../electron/bridge-protocol';
 import { parseCommand, parseRequest, type AppEvent, type Snapshot } from '../electron/ipc-contract';
 import { buildRenderer } from './browser-harness';
@@ -283,3 +283,20 @@ describe('the WebSocket bridge', () => {
     }
   });
 });
+
+describe('bridge messages that cannot be encoded', () => {
+  it('a reply nested too deep for JSON.stringify becomes that request\'s error, never a crash', () => {
+    let deep: Record<string, unknown> = {};
+    const top = deep;
+    for (let i = 0; i < 20_000; i++) deep = deep.a = {};
+    const reply = JSON.parse(encodeMessage({ kind: 'response', id: 7, response: { ok: true, value: top } })) as ServerMessage;
+    assert.deepEqual(Object.keys(reply), ['kind', 'id', 'response']);
+    assert.equal((reply as { id: number }).id, 7);
+    assert.match(JSON.stringify(reply), /"ok":false,"error":"The app could not send its answer: the reply could not be encoded/);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const event = JSON.parse(encodeMessage({ kind: 'event', event: { type: 'notice', level: 'info', message: cyclic as unknown as string } })) as { event: { type: string; level: string } };
+    assert.deepEqual([event.event.type, event.event.level], ['notice', 'error']);
+  });
+});
+

@@ -129,6 +129,19 @@ describe('a log cut off mid-line (a crash)', () => {
     ]);
   });
 
+  it('a hand-edited line nested 20,000 deep, or megabytes long, is skipped, not followed', () => {
+    const lines = whole.trimEnd().split('\n');
+    // Written as text: JSON.stringify itself cannot write it (which is how it crashed the bridge).
+    const deep = lines[1]!.replace('"report":{', `"report":{"extra":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)},`);
+    const long = lines[1]!.replace('"report":{', `"report":{"extra":"${'x'.repeat(300_000)}",`);
+    const parsed = parseLogLines([lines[0], deep, long, lines[2], ''].join('\n'));
+    assert.equal(parsed.turns.length, 2);
+    assert.deepEqual(parsed.skipped, [
+      { line: 2, reason: 'nested more than 32 levels deep' },
+      { line: 3, reason: `too long (${long.length} characters; a turn is at most 262144)` },
+    ]);
+  });
+
   it('npm run log -- summary says which line of which file it skipped', async () => {
     const r = await runCli('electron/cli/log.ts', ['summary', '--dir', dir]);
     assert.equal(r.code, 0, r.stderr);

@@ -39,7 +39,21 @@ export class BridgeAudioSink implements AudioSink {
 }
 
 function send(ws: WebSocket | null, m: ServerMessage): void {
-  if (ws?.readyState === 1) ws.send(JSON.stringify(m));
+  if (ws?.readyState === 1) ws.send(encodeMessage(m));
+}
+
+/**
+ * A message as its JSON text. One that cannot be written (nested too deep for the stack, a cycle)
+ * must not take the process down: a response becomes that request's error, anything else a notice.
+ */
+export function encodeMessage(m: ServerMessage): string {
+  try {
+    return JSON.stringify(m);
+  } catch (e) {
+    const why = `the reply could not be encoded (${(e as Error).message})`;
+    if (m.kind === 'response') return JSON.stringify({ kind: 'response', id: m.id, response: { ok: false, error: `The app could not send its answer: ${why}.` } });
+    return JSON.stringify({ kind: 'event', event: { type: 'notice', level: 'error', message: `A message to the window was dropped: ${why}.` } });
+  }
 }
 
 export async function startWebBridge(controller: AssistantController, sink: BridgeAudioSink, options: WebBridgeOptions): Promise<WebBridge> {

@@ -137,6 +137,23 @@ export function formatLogLine(report: TurnReport, context: TurnContext): string 
   return JSON.stringify(turn);
 }
 
+/** The longest line read as a turn (a turn with its words is a few kB). */
+const MAX_LINE_CHARS = 256 * 1024;
+/** The deepest nesting read (a turn's report is about 4 levels deep). */
+const MAX_DEPTH = 32;
+
+/** Whether `value` has objects or arrays nested more than `max` deep (counted without recursion). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * Reads the text of one log file. A line that is not a whole turn (cut off by a crash, damaged) is
  * skipped and listed with why, so one bad line never hides the others.
@@ -150,11 +167,20 @@ export function parseLogLines(text: string): { turns: LoggedTurn[]; skipped: Ski
     if (line.trim() === '') return;
     // Every line is written whole with its newline: a last line without one was cut off mid-write.
     const unfinished = i === lines.length - 1;
+    // Files the user can edit: a turn is a few kB, and nothing in it is nested more than a few levels.
+    if (line.length > MAX_LINE_CHARS) {
+      skipped.push({ line: i + 1, reason: `too long (${line.length} characters; a turn is at most ${MAX_LINE_CHARS})` });
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
       skipped.push({ line: i + 1, reason: unfinished ? 'incomplete line (cut off while it was being written)' : 'not JSON' });
+      return;
+    }
+    if (nestedDeeperThan(value, MAX_DEPTH)) {
+      skipped.push({ line: i + 1, reason: `nested more than ${MAX_DEPTH} levels deep` });
       return;
     }
     const problem = turnProblem(value);
