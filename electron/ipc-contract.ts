@@ -13,6 +13,7 @@ import type { FileProgress } from '../native-models/downloader';
 import type { SetupPlan } from '../native-models/setup-plan';
 import { SESSION_ID, type HistorySession, type HistorySessionInfo, type LogSummary } from './history/log-format';
 import { microphoneProblem, type MicrophoneSettings } from './microphone-settings';
+import { apiKeyProblem } from './secrets/api-key-shape';
 
 export type { FileProgress, SetupPlan, TimerView, MicrophoneSettings };
 export type { HistorySession, HistorySessionInfo, LogSummary };
@@ -309,9 +310,11 @@ export function parseRequest(v: unknown): Parsed<Request> {
       const extra = onlyKeys(v, ['type', 'key'], v.type);
       if (extra) return { ok: false, error: extra };
       // The message never repeats the value: it is a secret.
-      return v.key === null || (typeof v.key === 'string' && v.key.length <= 4096)
-        ? { ok: true, value: { type: v.type, key: v.key } }
-        : { ok: false, error: 'set-api-key: "key" must be text of at most 4096 characters, or null to remove it' };
+      if (v.key === null) return { ok: true, value: { type: v.type, key: null } };
+      if (typeof v.key !== 'string') return { ok: false, error: 'set-api-key: "key" must be text, or null to remove it' };
+      const problem = apiKeyProblem(v.key.trim());
+      // Pasted keys often bring a line break along: the ends are trimmed, the inside must be clean.
+      return problem ? { ok: false, error: problem } : { ok: true, value: { type: v.type, key: v.key.trim() } };
     }
     case 'history-session': {
       const extra = onlyKeys(v, ['type', 'id'], v.type);

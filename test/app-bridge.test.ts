@@ -97,8 +97,12 @@ describe('the IPC contract validates what the renderer sends', () => {
       [{ type: 'llm-server-models', baseUrl: 3 }, /"baseUrl" must be text/],
       [{ type: 'llm-server-test', model: 'x'.repeat(201) }, /"model" must be text of at most 200/],
       [{ type: 'llm-server-test', key: 'k' }, /unknown field\(s\) "key"/],
-      [{ type: 'set-api-key' }, /"key" must be text of at most 4096 characters, or null/],
-      [{ type: 'set-api-key', key: 'sk-secret'.repeat(600) }, /"key" must be text/],
+      [{ type: 'set-api-key' }, /"key" must be text, or null to remove it/],
+      [{ type: 'set-api-key', key: 'sk-secret'.repeat(600) }, /^The API key is 5400 characters long; a key is at most 512\./],
+      [{ type: 'set-api-key', key: 'sk-sec\nret' }, /^The API key may only have letters, digits and punctuation \(no spaces, line breaks/],
+      [{ type: 'set-api-key', key: 'sk-secret\u0000x' }, /may only have letters, digits and punctuation/],
+      [{ type: 'set-api-key', key: 'sk-secrét' }, /may only have letters, digits and punctuation/],
+      [{ type: 'set-api-key', key: 'sk-secret with-space' }, /may only have letters, digits and punctuation/],
     ];
     for (const [input, message] of bad) {
       const r = parseRequest(input);

@@ -94,6 +94,20 @@ describe('the API key', () => {
     assert.equal(bad.ok, false);
   });
 
+  it('a key no HTTP header can carry, or 10 kB of one, is refused in one sentence, by either path; nothing changes', async () => {
+    const before = await readFile(path.join(dir, 'settings.json'), 'utf8');
+    for (const key of ['sk-new\nline', 'sk-nul\u0000', 'sk-ümlaut', 'sk-'.padEnd(10_000, 'k')]) {
+      const patched = await controller.request({ type: 'update-settings', patch: { llm: { server: { apiKey: key } }, turnBudgetMs: 3000 } });
+      assert.equal(patched.ok, false, JSON.stringify(key.slice(0, 12)));
+      if (!patched.ok) assert.match(patched.error, /^The API key (may only have letters, digits and punctuation|is 10000 characters long)/);
+      const direct = await controller.request({ type: 'set-api-key', key });
+      assert.equal(direct.ok, false);
+      for (const r of [patched, direct]) if (!r.ok) assert.ok(!r.error.includes(key.slice(0, 8)), r.error);
+    }
+    assert.equal(await readFile(path.join(dir, 'settings.json'), 'utf8'), before, 'an invalid patch changes nothing');
+    assert.deepEqual(await controller.request({ type: 'llm-server-models' }), { ok: true, models: [server.model] }, 'the stored key still works');
+  });
+
   it('removed, the server refuses; stored again from a settings patch, it works', async () => {
     assert.deepEqual(await controller.request({ type: 'set-api-key', key: null }), { ok: true, stored: false });
     const refused = await controller.request({ type: 'llm-server-models' });

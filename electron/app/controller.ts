@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { isUserError, messageOf } from '../errors';
+import { apiKeyProblem } from '../secrets/api-key-shape';
 import {
   parseCommand,
   parseRequest,
@@ -318,6 +319,9 @@ export class AssistantController {
   /** A patch from the window; an API key in it goes to the key store, never into settings.json. */
   private async updateSettings(patch: unknown): Promise<SettingsUpdateResult> {
     const { key, rest } = takeKey(patch);
+    // Checked before anything is applied: an invalid patch changes nothing.
+    const keyProblem = typeof key === 'string' ? apiKeyProblem(key.trim()) : null;
+    if (keyProblem) return { ok: false, error: keyProblem };
     let next: Settings;
     try {
       // Checked before anything is applied: an invalid patch changes nothing, the key and the desktop included.

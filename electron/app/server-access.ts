@@ -4,6 +4,7 @@
  * window's "list models" and "test connection" requests, answered as values.
  */
 import type { FetchFunction } from '../../native-models/downloader';
+import { apiKeyProblem } from '../secrets/api-key-shape';
 import { listModels, testConnection, type OpenAiLlmOptions } from '../engines/openai-llm';
 import type { Responses } from '../ipc-contract';
 import type { SecretStore } from '../secrets/secret-store';
@@ -67,8 +68,10 @@ export class ServerAccess {
 
   /** Stores the key, or removes it (null or ''); the error in words when the store refuses. */
   async store(key: string | null): Promise<string | null> {
+    const problem = key === null ? null : apiKeyProblem(key.trim());
+    if (problem) return problem;
     try {
-      await this.secrets.set(key);
+      await this.secrets.set(key === null ? null : key.trim());
       return null;
     } catch (err) {
       return messageOf(err, 'Could not store the API key');

@@ -5,6 +5,7 @@
  */
 import { UserError } from '../errors';
 import { checkShortcutSetting } from './accelerator';
+import { apiKeyProblem } from '../secrets/api-key-shape';
 import { DEFAULT_ACKNOWLEDGEMENTS } from '../pipeline/respond/acknowledgement';
 
 /**
@@ -345,9 +346,11 @@ const wakePhrase = leaf((v) => {
 });
 
 /** Never echoes the value: an error message may reach a log or the window. */
-const apiKeyLeaf = leaf((v) =>
-  typeof v === 'string' && v.length <= 4096 ? { ok: true, value: v.trim() } : { ok: false, message: 'must be the API key as text, at most 4096 characters (the value is not shown)' },
-);
+const apiKeyLeaf = leaf((v) => {
+  if (typeof v !== 'string') return { ok: false, message: 'must be the API key as text (the value is not shown)' };
+  const problem = apiKeyProblem(v.trim());
+  return problem ? { ok: false, message: `is not an API key: ${problem}` } : { ok: true, value: v.trim() };
+});
 
 /** '' (not set) or an http(s) URL, stored without trailing slashes. */
 const serverUrl = leaf((v) => {
