@@ -97,7 +97,9 @@ describe('acknowledgements in Chromium', { skip }, () => {
       await page.locator('[data-testid=mode-hands-free][aria-checked=true]').waitFor({ timeout: 2000 });
       // "okay" is said 16.2 s in; its decision follows its end of turn.
       const acks = page.getByTestId('backchannels');
-      await page.waitForFunction(() => (document.querySelector('[data-testid=backchannels]')?.textContent ?? '').split('·').length >= 3, null, { timeout: 40_000 });
+      const three = page.waitForFunction(() => (document.querySelector('[data-testid=backchannels]')?.textContent ?? '').split('·').length >= 3, null, { timeout: 40_000 });
+      // On a timeout, say what the window showed instead.
+      await three.catch(async (e: Error) => assert.fail(`${e.message}\n${await page.getByTestId('exchange').allTextContents().then((t) => t.join('\n---\n'))}`));
       const shown = (await acks.textContent()) ?? '';
       assert.match(shown, /^“[^”]+” · “[^”]+” · “okay”$/, shown);
       assert.equal(await page.getByTestId('exchange').count(), 1, 'one exchange: the request');
