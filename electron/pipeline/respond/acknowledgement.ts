@@ -18,7 +18,10 @@ export const DEFAULT_ACKNOWLEDGEMENTS = 'mm-hmm, mhm, uh-huh, hmm, yeah, yes, ye
  */
 const MAX_UNITS = 4;
 
-/** Real words spelled only with humming sounds (m, n, h, r and vowels): never a hum. */
+/**
+ * Real words spelled only with humming sounds (m, n, h, r and vowels): a hum only beside one ("em mem
+ * home" is how the stand-in recognizer heard "mm hmm" through the browser), never alone ("more").
+ */
 const NOT_HUMS = new Set(['me', 'him', 'her', 'here', 'hear', 'home', 'more', 'man', 'men', 'mine', 'name', 'mean', 'moan', 'moon', 'room', 'harm', 'hen', 'mom', 'ham', 'hero', 'hire', 'horn', 'human', 'hammer', 'humor', 'minor', 'manner', 'hair', 'hour']);
 
 export type WordsVerdict =
@@ -41,20 +44,22 @@ export function parseAcknowledgements(setting: string): string[][] {
 export function judgeWords(text: string, phrases: readonly (readonly string[])[]): WordsVerdict {
   const words = tokens(text);
   if (words.length === 0) return 'none';
+  // Hum-lettered real words count as hums only if plain hums or listed phrases outnumber them.
+  const humWords = words.filter((w) => isHum(w, true) && !isHum(w)).length;
   // fewest[i]: the fewest acknowledgement units that make up words[0..i) (Infinity: they cannot).
   const fewest = new Array<number>(words.length + 1).fill(Infinity);
   fewest[0] = 0;
   for (let i = 0; i < words.length; i++) {
     if (fewest[i] === Infinity) continue;
     const reach = (j: number) => (fewest[j] = Math.min(fewest[j]!, fewest[i]! + 1));
-    if (isHum(words[i]!)) reach(i + 1);
+    if (isHum(words[i]!, humWords > 0)) reach(i + 1);
     for (const p of phrases) {
       const n = matchLength(p, words, i);
       if (n > 0) reach(i + n);
     }
   }
   const units = fewest[words.length]!;
-  return units <= MAX_UNITS ? 'acknowledgement' : 'interruption';
+  return units <= MAX_UNITS && units - humWords >= humWords ? 'acknowledgement' : 'interruption';
 }
 
 /** Lowercase words; hyphens and punctuation split them ("mm-hmm" is "mm hmm"). */
@@ -67,9 +72,9 @@ function tokens(text: string): string[] {
     .filter(Boolean);
 }
 
-/** A word made only of humming sounds, with an m or an h in it ("mm", "hmm", "uh", "em", "hrme"). */
-function isHum(w: string): boolean {
-  return /^[aeiouhmnr]+$/.test(w) && /[mh]/.test(w) && !NOT_HUMS.has(w);
+/** A word made only of humming sounds, with an m or an h in it ("mm", "hmm", "uh", "em", "hrme"); `real`: real words so spelled too ("home"). */
+function isHum(w: string, real = false): boolean {
+  return /^[aeiouhmnr]+$/.test(w) && /[mh]/.test(w) && (real || !NOT_HUMS.has(w));
 }
 
 /**
