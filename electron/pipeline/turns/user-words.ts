@@ -24,11 +24,6 @@ export class UserWords {
     private readonly links: UserWordsLinks,
   ) {}
 
-  /** A session is listening. */
-  get listening(): boolean {
-    return this.session !== null;
-  }
-
   /** Starts a session for speech whose words carry `turn`, fed `lead` first (the audio before the onset). */
   start(turn: number, lead: readonly Float32Array[]): void {
     this.drop();
