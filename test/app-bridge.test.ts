@@ -142,7 +142,8 @@ function connect(url: string, origin: string): Promise<Client> {
       else waiters.push(w);
     }
   });
-  let id = 0;
+  // Unique per client: a repeated id would match an earlier response still in `messages`.
+  let id = Math.floor(Math.random() * 1e6) * 1000;
   const client: Client = {
     ws,
     messages,
@@ -154,9 +155,9 @@ function connect(url: string, origin: string): Promise<Client> {
         waiters.push({ pred, resolve: (m) => (clearTimeout(timer), resolve(m)) });
       }),
     async request(request) {
-      const myId = ++id + 1000 * Math.random();
-      ws.send(JSON.stringify({ kind: 'request', id: Math.floor(myId), request }));
-      const m = await client.next((x) => x.kind === 'response' && x.id === Math.floor(myId));
+      const myId = ++id;
+      ws.send(JSON.stringify({ kind: 'request', id: myId, request }));
+      const m = await client.next((x) => x.kind === 'response' && x.id === myId);
       return (m as Extract<ServerMessage, { kind: 'response' }>).response;
     },
   };
