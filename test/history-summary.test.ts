@@ -147,7 +147,7 @@ describe('per-turn stages (shared with npm run bench)', () => {
     assert.match(h, /^[0-9a-f]{12}$/);
     const reordered = Object.fromEntries(Object.entries(DEFAULT_SETTINGS).reverse()) as unknown as typeof DEFAULT_SETTINGS;
     assert.equal(settingsHash(reordered), h);
-    assert.equal(settingsHash({ ...DEFAULT_SETTINGS, llm: { ...DEFAULT_SETTINGS.llm, server: { baseUrl: '', model: '', apiKey: 'sk-secret' } } }), h);
+    assert.equal(settingsHash({ ...DEFAULT_SETTINGS, llm: { ...DEFAULT_SETTINGS.llm, server: { ...DEFAULT_SETTINGS.llm.server, apiKey: 'sk-secret' } } }), h);
     assert.notEqual(settingsHash({ ...DEFAULT_SETTINGS, history: { logText: false } }), h);
   });
 });

@@ -210,7 +210,7 @@ describe('OpenAiCompatibleLlm against a real server (stories260K)', () => {
     try {
       const impatient = new OpenAiCompatibleLlm({ baseUrl: server.baseUrl, model: server.model, apiKey: KEY, timeoutMs: 200 });
       const e = await rejection(impatient.generate(ask('Hello.'), { maxTokens: 8, temperature: 0, onText: () => {} }), LLM_SERVER_ERROR.stream);
-      assert.equal(e.message, "The LLM server's stream broke after 0 characters: no data for 0.2 s.");
+      assert.equal(e.message, "The LLM server's stream broke after 0 characters: no text in 0.2 s.");
       assert.equal(await within(lastCompletion().ending, 2000, 'the server noticing'), 'client-closed');
     } finally {
       server.delayFirstTokenMs(0);

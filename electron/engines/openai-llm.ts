@@ -2,21 +2,14 @@
  * The language model on an OpenAI-compatible server (Ollama, LM Studio, llama.cpp's server, vLLM),
  * behind the same `LanguageModel` interface as the local engine: streamed chat completions,
  * cancelled by the same AbortSignal, the same result shape, and one clear error per failure.
+ * Nothing the server sends is trusted to end: the answer has a deadline for its first text, a stall
+ * limit after it, and caps on tokens, characters, bytes and line length (openai-exchange.ts).
  */
 import type { FetchFunction } from '../../native-models/downloader';
 import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmInfo } from './llm-types';
-import {
-  checkBaseUrl,
-  describeCause,
-  httpError,
-  notACompletion,
-  redact,
-  serverMessage,
-  streamBroken,
-  unreachable,
-  type ServerContext,
-} from './openai-errors';
-import { SseReader } from './sse';
+import { checkBaseUrl, notACompletion, redact, serverMessage, streamBroken } from './openai-errors';
+import { ABORTED, bodyChunks, Exchange, htmlError, looksLikeHtml, readBounded, send, type Target } from './openai-exchange';
+import { SseReader, SseTooLong } from './sse';
 
 export interface OpenAiLlmOptions {
   /** As the server documents it, ending in /v1 (e.g. http://localhost:11434/v1 for Ollama). */
@@ -30,94 +23,34 @@ export interface OpenAiLlmOptions {
   /** The context the server gives the model; the pipeline trims the history to fit it. */
   contextSize?: number;
   /**
-   * The longest wait for the server's answer, and then for each piece of the stream. Generous by
-   * default: servers such as Ollama load the model on the first request before answering.
+   * The longest wait for the answer's first text, from the request (data that holds no text does not
+   * extend it). Generous by default: servers such as Ollama load the model on the first request.
    */
   timeoutMs?: number;
+  /** After the first text, the longest wait for the next: a stalled stream ends the answer there. */
+  stallMs?: number;
 }
 
 const DEFAULT_CONTEXT = 4096;
 const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_STALL_MS = 10_000;
 /** The model list is a cheap request: no reason to wait as long as for a first answer. */
 const LIST_TIMEOUT_MS = 30_000;
-
-/** Thrown inside `generate` when the caller aborted; turned into the 'abort' result, never seen outside. */
-const ABORTED = Symbol('aborted');
+/** A model list (hundreds of models on a hosted service) is well under this. */
+const MAX_LIST_BYTES = 8 * 1024 * 1024;
+/** One answer's whole stream: a few hundred bytes per token, for the longest answer a turn allows. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/**
+ * Characters per token the client allows on average before it counts the answer as over
+ * `maxTokens` (English averages about four): a server that sends one huge piece is cut there.
+ */
+const MAX_CHARS_PER_TOKEN = 8;
 
 /** Completions' finish reasons in node-llama-cpp's words, which the local engine's callers already read. */
 const STOP_REASONS: Record<string, string> = { stop: 'eogToken', length: 'maxTokens' };
 
-/** One request's cancellation: the caller's signal, or no data from the server for `timeoutMs`. */
-class Exchange {
-  private readonly ctl = new AbortController();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  stalled = false;
-
-  constructor(
-    private readonly outer: AbortSignal | undefined,
-    private readonly timeoutMs: number,
-  ) {
-    outer?.addEventListener('abort', this.onOuterAbort, { once: true });
-    this.touch();
-  }
-
-  get signal(): AbortSignal {
-    return this.ctl.signal;
-  }
-
-  /** The server sent something: the wait starts again. */
-  touch(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.stalled = true;
-      this.ctl.abort(new Error(`no data for ${this.timeoutMs} ms`));
-    }, this.timeoutMs);
-  }
-
-  end(): void {
-    clearTimeout(this.timer);
-    this.outer?.removeEventListener('abort', this.onOuterAbort);
-  }
-
-  /** What a failed network step means: the caller's abort, a stall, or the network's own error. */
-  failure(e: unknown, ctx: ServerContext, chars: number | null): unknown {
-    if (this.outer?.aborted) return ABORTED;
-    const seconds = `${Math.round(this.timeoutMs / 100) / 10} s`;
-    if (chars === null) return unreachable(ctx, this.stalled ? `no answer in ${seconds}` : describeCause(e));
-    return streamBroken(ctx, chars, this.stalled ? `no data for ${seconds}` : describeCause(e));
-  }
-
-  private readonly onOuterAbort = (): void => {
-    clearTimeout(this.timer);
-    this.ctl.abort(this.outer?.reason);
-  };
-}
-
-interface Target extends ServerContext {
-  fetch: FetchFunction;
-}
-
-/** One request; a network failure is `unreachable`, an HTTP error the message for its status. */
-async function send(t: Target, path: string, init: RequestInit, exchange: Exchange): Promise<Response> {
-  const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
-  if (t.apiKey) headers.Authorization = `Bearer ${t.apiKey}`;
-  let res: Response;
-  try {
-    res = await t.fetch(`${t.baseUrl}${path}`, { ...init, headers, signal: exchange.signal });
-  } catch (e) {
-    throw exchange.failure(e, t, null);
-  }
-  exchange.touch();
-  if (res.ok) return res;
-  let body = '';
-  try {
-    body = await res.text();
-  } catch (e) {
-    if (exchange.signal.aborted) throw exchange.failure(e, t, null);
-    // An unreadable error body: the status alone still says what went wrong.
-  }
-  throw httpError(t, res.status, body, path);
-}
+/** Thrown by `deliver` once the answer reached its cap: the 'maxTokens' result. */
+const CAPPED = Symbol('capped');
 
 function target(o: { baseUrl: string; apiKey?: string; fetch?: FetchFunction; model?: string }): Target {
   return {
@@ -128,19 +61,58 @@ function target(o: { baseUrl: string; apiKey?: string; fetch?: FetchFunction; mo
   };
 }
 
+interface CompletionChoice {
+  delta?: { content?: unknown; tool_calls?: unknown };
+  message?: { content?: unknown; tool_calls?: unknown };
+  finish_reason?: unknown;
+}
+
 interface CompletionChunk {
-  choices?: { delta?: { content?: unknown }; message?: { content?: unknown }; finish_reason?: unknown }[];
+  choices?: CompletionChoice[];
   error?: unknown;
+}
+
+/** What the stream held besides text, for an answer that ends with none. */
+interface Seen {
+  events: number;
+  choices: number;
+  tool: string | null;
+}
+
+/** The answer as it arrives, held to `maxTokens` pieces and `maxTokens` × MAX_CHARS_PER_TOKEN characters. */
+class Answer {
+  text = '';
+  private pieces = 0;
+  private readonly maxChars: number;
+
+  constructor(
+    private readonly opts: GenerateOptions,
+    private readonly exchange: Exchange,
+  ) {
+    this.maxChars = Math.max(1, opts.maxTokens) * MAX_CHARS_PER_TOKEN;
+  }
+
+  deliver(delta: unknown): void {
+    if (typeof delta !== 'string' || !delta || this.opts.signal?.aborted) return;
+    const piece = delta.length > this.maxChars - this.text.length ? delta.slice(0, this.maxChars - this.text.length) : delta;
+    this.text += piece;
+    this.pieces++;
+    this.exchange.text();
+    this.opts.onText(piece);
+    if (this.pieces >= this.opts.maxTokens || this.text.length >= this.maxChars) throw CAPPED;
+  }
 }
 
 export class OpenAiCompatibleLlm implements LanguageModel {
   readonly info: LlmInfo;
   private readonly target: Target;
   private readonly timeoutMs: number;
+  private readonly stallMs: number;
 
   constructor(opts: OpenAiLlmOptions) {
     this.target = target(opts);
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.stallMs = opts.stallMs ?? DEFAULT_STALL_MS;
     this.info = {
       id: `openai-compatible:${opts.model}`,
       backend: 'server',
@@ -159,14 +131,10 @@ export class OpenAiCompatibleLlm implements LanguageModel {
     if (last?.role !== 'user') throw new Error('the conversation must end with a user message');
     if (opts.signal?.aborted) return { text: '', stopReason: 'abort' };
     const t = this.target;
-    const exchange = new Exchange(opts.signal, this.timeoutMs);
-    let text = '';
-    let finish: string | null = null;
-    const deliver = (delta: unknown) => {
-      if (typeof delta !== 'string' || !delta || opts.signal?.aborted) return;
-      text += delta;
-      opts.onText(delta);
-    };
+    const exchange = new Exchange(opts.signal, { firstMs: this.timeoutMs, stallMs: this.stallMs });
+    const answer = new Answer(opts, exchange);
+    const seen: Seen = { events: 0, choices: 0, tool: null };
+    let finish: string | null;
     const body = JSON.stringify({
       model: t.model,
       messages: messages.map((m) => ({ role: m.role, content: m.text })),
@@ -177,66 +145,74 @@ export class OpenAiCompatibleLlm implements LanguageModel {
     try {
       const init = { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body };
       const res = await send(t, '/chat/completions', init, exchange);
+      const type = res.headers.get('content-type');
+      if (looksLikeHtml(type, '')) throw htmlError(t);
       // A server that ignores `stream` answers with the whole completion at once.
-      if (/application\/json/i.test(res.headers.get('content-type') ?? '')) {
-        const whole = await readAll(res, exchange, t);
-        const choice = parseChunk(whole, t, 0).choices?.[0];
-        deliver(choice?.message?.content);
-        finish = typeof choice?.finish_reason === 'string' ? choice.finish_reason : 'stop';
-      } else {
-        finish = await this.stream(res, exchange, deliver, () => text.length);
-      }
+      if (/application\/json/i.test(type ?? '')) finish = await this.whole(res, exchange, answer, seen);
+      else finish = await this.stream(res, exchange, answer, seen);
     } catch (e) {
-      if (e === ABORTED) return { text, stopReason: 'abort' };
+      if (e === ABORTED) return { text: answer.text, stopReason: 'abort' };
+      if (e === CAPPED) return { text: answer.text, stopReason: 'maxTokens' };
       throw e;
     } finally {
       exchange.end();
     }
-    return { text, stopReason: STOP_REASONS[finish] ?? finish };
+    if (!answer.text) noText(t, seen);
+    return { text: answer.text, stopReason: STOP_REASONS[finish] ?? finish };
+  }
+
+  /** The whole completion as one JSON body; returns the finish reason. */
+  private async whole(res: Response, exchange: Exchange, answer: Answer, seen: Seen): Promise<string> {
+    const t = this.target;
+    const { text } = await readBounded(res, MAX_ANSWER_BYTES, exchange, t, 'whole');
+    if (looksLikeHtml(null, text.slice(0, 100))) throw htmlError(t);
+    const choice = parseChunk(text, t, 0).choices?.[0];
+    note(seen, choice, choice?.message);
+    answer.deliver(choice?.message?.content);
+    return typeof choice?.finish_reason === 'string' ? choice.finish_reason : 'stop';
   }
 
   /** Reads the event stream to its end; returns the finish reason. */
-  private async stream(res: Response, exchange: Exchange, deliver: (delta: unknown) => void, chars: () => number): Promise<string> {
+  private async stream(res: Response, exchange: Exchange, answer: Answer, seen: Seen): Promise<string> {
     const t = this.target;
-    const reader = res.body?.getReader();
-    if (!reader) throw streamBroken(t, 0, 'the answer had no body');
-    // Closing the stream closes the connection, which is how the server learns to stop generating.
-    const cancel = () => void reader.cancel().catch(() => {});
-    exchange.signal.addEventListener('abort', cancel, { once: true });
+    if (!res.body) throw streamBroken(t, 0, 'the answer had no body');
     const decoder = new TextDecoder();
     const sse = new SseReader();
-    let finish: string | null = null;
-    try {
-      for (;;) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (e) {
-          throw exchange.failure(e, t, chars());
-        }
-        // A cancelled stream reads as ended: it was the abort (or the stall), not the server.
-        if (exchange.signal.aborted) throw exchange.failure(exchange.signal.reason, t, chars());
-        exchange.touch();
-        const events = chunk.done ? [...sse.push(decoder.decode()), ...sse.end()] : sse.push(decoder.decode(chunk.value, { stream: true }));
-        for (const data of events) {
-          if (data === '[DONE]') {
-            cancel(); // some servers keep the connection open after [DONE]
-            return finish ?? 'stop';
-          }
-          const parsed = parseChunk(data, t, chars());
-          const choice = parsed.choices?.[0];
-          deliver(choice?.delta?.content);
-          if (typeof choice?.finish_reason === 'string') finish = choice.finish_reason;
-        }
-        if (chunk.done) {
-          // No [DONE]: a finish reason still says the answer is whole; without one, the server died.
-          if (finish) return finish;
-          throw streamBroken(t, chars(), 'the server ended the answer before finishing it');
-        }
+    const events = (text: string, end: boolean): string[] => {
+      try {
+        return end ? [...sse.push(text), ...sse.end()] : sse.push(text);
+      } catch (e) {
+        if (e instanceof SseTooLong) throw streamBroken(t, answer.text.length, e.message);
+        throw e;
       }
-    } finally {
-      exchange.signal.removeEventListener('abort', cancel);
+    };
+    let finish: string | null = null;
+    let bytes = 0;
+    // Leaving the loop (the end, [DONE], a cap) closes the connection: some servers keep it open after [DONE].
+    for await (const chunk of bodyChunks(res, exchange, t, () => answer.text.length)) {
+      if (bytes === 0 && looksLikeHtml(null, decoder.decode(chunk.subarray(0, 100)))) throw htmlError(t);
+      bytes += chunk.byteLength;
+      if (bytes > MAX_ANSWER_BYTES) throw streamBroken(t, answer.text.length, `it sent more than ${MAX_ANSWER_BYTES >> 20} MB for one answer`);
+      for (const data of events(decoder.decode(chunk, { stream: true }), false)) {
+        if (data === '[DONE]') return finish ?? 'stop';
+        finish = this.take(data, answer, seen) ?? finish;
+      }
     }
+    for (const data of events(decoder.decode(), true)) {
+      if (data === '[DONE]') return finish ?? 'stop';
+      finish = this.take(data, answer, seen) ?? finish;
+    }
+    // No [DONE]: a finish reason still says the answer is whole; without one, the server died.
+    if (finish) return finish;
+    throw streamBroken(t, answer.text.length, 'the server ended the answer before finishing it');
+  }
+
+  /** One event: its text delivered; its finish reason, if it has one. */
+  private take(data: string, answer: Answer, seen: Seen): string | null {
+    const choice = parseChunk(data, this.target, answer.text.length).choices?.[0];
+    note(seen, choice, choice?.delta);
+    answer.deliver(choice?.delta?.content);
+    return typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
   }
 
   /**
@@ -252,13 +228,17 @@ export class OpenAiCompatibleLlm implements LanguageModel {
   async dispose(): Promise<void> {}
 }
 
-/** A whole (non-streamed) body, under the same timeout and abort as the stream. */
-async function readAll(res: Response, exchange: Exchange, t: Target): Promise<string> {
-  try {
-    return await res.text();
-  } catch (e) {
-    throw exchange.failure(e, t, 0);
-  }
+function note(seen: Seen, choice: CompletionChoice | undefined, part: { tool_calls?: unknown } | undefined): void {
+  seen.events++;
+  if (choice) seen.choices++;
+  const call = Array.isArray(part?.tool_calls) ? (part.tool_calls[0] as { function?: { name?: unknown } } | undefined) : undefined;
+  if (typeof call?.function?.name === 'string' && !seen.tool) seen.tool = call.function.name.slice(0, 64);
+}
+
+/** An answer that ended with no text: what the server sent instead, said, rather than silence. */
+function noText(t: Target, seen: Seen): void {
+  if (seen.tool !== null) throw notACompletion(t, `the model asked to call a tool (${JSON.stringify(redact(seen.tool, t.apiKey))}) instead of answering, and this app offers it none`);
+  if (seen.events > 0 && seen.choices === 0) throw notACompletion(t, `its answer had no choices (${seen.events} chunk${seen.events === 1 ? '' : 's'}, none with text)`);
 }
 
 /** One event's JSON; an error event (vLLM and llama.cpp send them mid-stream) ends the answer. */
@@ -267,28 +247,29 @@ function parseChunk(data: string, t: Target, chars: number): CompletionChunk {
   try {
     parsed = JSON.parse(data) as CompletionChunk;
   } catch {
-    throw streamBroken(t, chars, `it sent data that is not JSON (${JSON.stringify(redact(data, t.apiKey).slice(0, 80))})`);
+    throw streamBroken(t, chars, `it sent data that is not JSON (${JSON.stringify(redact(data.slice(0, 4096), t.apiKey).slice(0, 80))})`);
   }
   if (parsed === null || typeof parsed !== 'object') throw streamBroken(t, chars, 'it sent data that is not a completion chunk');
-  if (parsed.error !== undefined) throw streamBroken(t, chars, `the server reported an error: ${serverMessage(redact(data, t.apiKey)).text}`);
+  if (parsed.error !== undefined) throw streamBroken(t, chars, `the server reported an error: ${serverMessage(redact(data.slice(0, 65536), t.apiKey)).text}`);
   return parsed;
 }
 
 /** The model names the server offers (`GET {baseUrl}/models`, OpenAI's `data[].id`). */
-export async function listModels(baseUrl: string, apiKey?: string, fetchFn?: FetchFunction): Promise<string[]> {
+export async function listModels(baseUrl: string, apiKey?: string, fetchFn?: FetchFunction, timeoutMs = LIST_TIMEOUT_MS): Promise<string[]> {
   const t = target({ baseUrl, apiKey, fetch: fetchFn });
-  const exchange = new Exchange(undefined, LIST_TIMEOUT_MS);
+  const exchange = new Exchange(undefined, { firstMs: timeoutMs });
   try {
     const res = await send(t, '/models', { method: 'GET', headers: { Accept: 'application/json' } }, exchange);
-    const body = await readAll(res, exchange, t);
+    const { text } = await readBounded(res, MAX_LIST_BYTES, exchange, t, 'whole');
+    if (looksLikeHtml(res.headers.get('content-type'), text.slice(0, 100))) throw htmlError(t);
     let data: unknown;
     try {
-      data = (JSON.parse(body) as { data?: unknown }).data;
+      data = (JSON.parse(text) as { data?: unknown }).data;
     } catch {
       data = undefined;
     }
     if (!Array.isArray(data)) throw notACompletion(t, 'its model list (GET /models) has no data[] array');
-    return data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string');
+    return data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string' && id.length <= 500);
   } finally {
     exchange.end();
   }
@@ -301,17 +282,23 @@ export interface ConnectionTest {
   firstTokenMs: number;
 }
 
-/** Checks the address, the key and the model with the model list and a one-token answer, timed. */
+/**
+ * Checks the address, the key and the model with the model list and a one-token answer, timed; the
+ * whole test within `timeoutMs` (default 120 s), whatever the server sends meanwhile.
+ */
 export async function testConnection(opts: OpenAiLlmOptions): Promise<ConnectionTest> {
-  const models = await listModels(opts.baseUrl, opts.apiKey, opts.fetch);
-  const llm = new OpenAiCompatibleLlm(opts);
+  const budget = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const t0 = performance.now();
+  const models = await listModels(opts.baseUrl, opts.apiKey, opts.fetch, Math.min(LIST_TIMEOUT_MS, budget));
+  const left = Math.max(1, budget - (performance.now() - t0));
+  const llm = new OpenAiCompatibleLlm({ ...opts, timeoutMs: left, stallMs: left });
+  const t1 = performance.now();
   let first: number | undefined;
   await llm.generate([{ role: 'user', text: 'Say hello.' }], {
     maxTokens: 1,
     temperature: 0,
-    onText: () => (first ??= performance.now() - t0),
+    onText: () => (first ??= performance.now() - t1),
   });
-  const ms = first ?? performance.now() - t0;
+  const ms = first ?? performance.now() - t1;
   return { models, firstTokenMs: Math.round(ms * 10) / 10 };
 }

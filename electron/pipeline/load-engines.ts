@@ -58,7 +58,7 @@ function serverOptions(s: Settings, secrets: EngineSecrets): OpenAiLlmOptions {
     throw new UserError(`The language model is set to an OpenAI-compatible server, but its ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set. Set it in Settings, or switch the language model back to this computer.`, 'llm-server-unset');
   }
   const apiKey = secrets.apiKey ?? s.llm.server.apiKey ?? undefined;
-  return { baseUrl, model, contextSize: s.llm.contextSize, ...(apiKey ? { apiKey } : {}), ...(secrets.fetch ? { fetch: secrets.fetch } : {}) };
+  return { baseUrl, model, contextSize: s.llm.contextSize, stallMs: s.llm.server.stallMs, ...(apiKey ? { apiKey } : {}), ...(secrets.fetch ? { fetch: secrets.fetch } : {}) };
 }
 
 /** The local model a server falls back to: loaded when installed; a broken one is reported, never fatal. */

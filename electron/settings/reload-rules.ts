@@ -38,7 +38,7 @@ const RULES: PerSetting<Settings, Rule> = {
     gpu: 'reload',
     provider: 'reload',
     // The key is kept out of the app's settings (app/server-access.ts); a new one reloads on its own.
-    server: { baseUrl: 'server', model: 'server', apiKey: 'live' },
+    server: { baseUrl: 'server', model: 'server', stallMs: 'server', apiKey: 'live' },
   },
   tts: { speakerId: 'live', speed: 'live' },
   models: { dir: 'reload', vad: 'reload', stt: 'reload', llm: 'reload', tts: 'reload', turn: 'reload' },

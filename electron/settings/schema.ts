@@ -24,6 +24,8 @@ export interface LlmServer {
   baseUrl: string;
   /** The model name the server knows; '' = not set. */
   model: string;
+  /** After the answer's first text, the longest wait for more: a stalled stream ends the answer there. */
+  stallMs: number;
   /**
    * Only in a settings file given to `talk`/`bench`. The app keeps the key out of settings.json
    * (encrypted with Electron's safeStorage, or an owner-only file in dev:web) and never sends it to
@@ -153,6 +155,7 @@ export const SETTINGS_RANGES = {
   'llm.gpuLayers': { min: 0, max: 999, step: 1, unit: 'layers', label: 'Layers on the GPU', integer: true },
   'llm.contextSize': { min: 512, max: 131072, step: 512, unit: 'tokens', label: 'Context size', integer: true },
   'llm.threads': { min: 0, max: 256, step: 1, unit: 'threads', label: 'CPU threads', integer: true, note: '0 = auto' },
+  'llm.server.stallMs': { min: 1000, max: 120000, step: 1000, unit: 'ms', label: 'Server silent mid-answer: give up after', integer: true },
   'tts.speakerId': { min: 0, max: 9999, step: 1, unit: '', label: 'Voice (speaker id)', integer: true },
   'tts.speed': { min: 0.5, max: 2, step: 0.05, unit: 'x', label: 'Speaking speed', integer: false },
 } as const satisfies Record<NumericSettingPath, NumericRange>;
@@ -225,7 +228,8 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
     gpu: 'auto',
     // Private by default: nothing leaves the machine unless the user points to a server.
     provider: 'local',
-    server: { baseUrl: '', model: '' },
+    // Long enough for a busy server's pauses, short enough that a stalled one does not hold the turn.
+    server: { baseUrl: '', model: '', stallMs: 10_000 },
   },
   // Speaker 0 exists in every voice model; 1.0 is the model's natural pace.
   tts: { speakerId: 0, speed: 1 },
@@ -404,6 +408,7 @@ const SCHEMA: PerSetting<Settings, Leaf> = {
     server: {
       baseUrl: serverUrl,
       model: text('a model name the server knows (e.g. "llama3.2:3b")', 200),
+      stallMs: num('llm.server.stallMs'),
       apiKey: apiKeyLeaf,
     },
   },

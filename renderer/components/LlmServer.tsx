@@ -8,6 +8,7 @@ import { useEffect, useId, useState } from 'react';
 import { api } from '../api/current';
 import { SERVER_PRESETS } from '../model/llm-server';
 import { useUi } from '../store';
+import { Slider } from './Slider';
 
 type Outcome = { ok: true; text: string } | { ok: false; text: string } | null;
 
@@ -154,6 +155,7 @@ export function LlmServerSettings() {
               Use this server
             </button>
           </div>
+          {serving && <Slider path="llm.server.stallMs" hint="A server that sends no new text for this long mid-answer is cut off there, and the assistant says so." />}
         </>
       )}
       {busy && <progress aria-label="Asking the server" />}
