@@ -135,8 +135,11 @@ export interface AppStatus {
    * login item), and the global shortcut in effect, or why the one in settings is not.
    */
   desktop: { shell: boolean; shortcut: string; shortcutError: string | null };
-  /** The LLM server's API key: whether one is stored and how it is protected (the key itself never reaches the window). */
-  apiKey: { stored: boolean; protection: string };
+  /**
+   * The LLM server's API key: whether one is stored, how it is protected, and the server it is for
+   * (it is sent nowhere else; null when none is stored). The key itself never reaches the window.
+   */
+  apiKey: { stored: boolean; protection: string; for: string | null };
   /** What the browser applied to the microphone, as the window last reported it; null until a microphone opens. */
   microphone: MicrophoneSettings | null;
   /** Why the assistant is not available, and what to do about it. */
@@ -163,8 +166,8 @@ export type Request =
   | { type: 'llm-server-models'; baseUrl?: string }
   /** Checks the address, key and model with the model list and a one-token answer (default: the settings' server). */
   | { type: 'llm-server-test'; baseUrl?: string; model?: string }
-  /** Stores the LLM server's API key (encrypted), or removes it (null or ''). */
-  | { type: 'set-api-key'; key: string | null }
+  /** Stores the LLM server's API key (encrypted) for the server at `baseUrl` (default: the settings'), or removes it (null or ''). */
+  | { type: 'set-api-key'; key: string | null; baseUrl?: string }
   /** The conversation history (electron/history/): its sessions newest first, one session's turns, a summary, or delete it all. */
   | { type: 'history-sessions' }
   | { type: 'history-session'; id: string }
@@ -307,14 +310,15 @@ export function parseRequest(v: unknown): Parsed<Request> {
       return { ok: true, value: { type: v.type, ...(typeof v.baseUrl === 'string' ? { baseUrl: v.baseUrl } : {}), ...(typeof v.model === 'string' ? { model: v.model } : {}) } };
     }
     case 'set-api-key': {
-      const extra = onlyKeys(v, ['type', 'key'], v.type);
+      const extra = onlyKeys(v, ['type', 'key', 'baseUrl'], v.type) ?? optionalText(v.baseUrl, 'baseUrl', 2000);
       if (extra) return { ok: false, error: extra };
+      const address = typeof v.baseUrl === 'string' ? { baseUrl: v.baseUrl } : {};
       // The message never repeats the value: it is a secret.
-      if (v.key === null) return { ok: true, value: { type: v.type, key: null } };
+      if (v.key === null) return { ok: true, value: { type: v.type, key: null, ...address } };
       if (typeof v.key !== 'string') return { ok: false, error: 'set-api-key: "key" must be text, or null to remove it' };
       const problem = apiKeyProblem(v.key.trim());
       // Pasted keys often bring a line break along: the ends are trimmed, the inside must be clean.
-      return problem ? { ok: false, error: problem } : { ok: true, value: { type: v.type, key: v.key.trim() } };
+      return problem ? { ok: false, error: problem } : { ok: true, value: { type: v.type, key: v.key.trim(), ...address } };
     }
     case 'history-session': {
       const extra = onlyKeys(v, ['type', 'id'], v.type);

@@ -30,7 +30,7 @@ function status(patch: Partial<AppStatus>): AppEvent {
     models: [],
     llm: null,
     desktop: { shell: true, shortcut: 'CommandOrControl+Alt+Space', shortcutError: null },
-    apiKey: { stored: false, protection: '' },
+    apiKey: { stored: false, protection: '', for: null },
     microphone: null,
     error: null,
   };

@@ -48,6 +48,8 @@ export interface HostileServer {
   url(mode: HostileMode): string;
   /** Responses still being sent (a client that gave up must have closed its connection). */
   openResponses(): number;
+  /** The Authorization header of every request, in order ('' when none was sent). */
+  authorizations: string[];
   close(): Promise<void>;
 }
 
@@ -165,8 +167,10 @@ async function models(mode: HostileMode, res: http.ServerResponse, key: string):
 
 export async function startHostileServer(): Promise<HostileServer> {
   let open = 0;
+  const authorizations: string[] = [];
   const server = http.createServer((req, res) => {
     open++;
+    authorizations.push(req.headers.authorization ?? '');
     res.on('close', () => open--);
     const parts = new URL(req.url ?? '/', 'http://x').pathname.split('/').filter(Boolean);
     const mode = parts[0] as HostileMode;
@@ -184,6 +188,7 @@ export async function startHostileServer(): Promise<HostileServer> {
   return {
     url: (mode) => `http://127.0.0.1:${port}/${mode}/v1`,
     openResponses: () => open,
+    authorizations,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

@@ -13,6 +13,7 @@ import { API_KEY_FILE } from '../electron/app/server-access';
 import type { AppEvent } from '../electron/ipc-contract';
 import { MODELS_DIR } from './engine-fixtures';
 import { runCli, SPEECH, tempDir } from './helpers';
+import { startHostileServer } from './hostile-server';
 import { startOpenAiServer, type OpenAiTestServer } from './openai-server';
 
 const KEY = 'sk-test-4f1d2c9a7e';
@@ -60,9 +61,9 @@ describe('the API key', () => {
     assert.ok(!settingsText.includes(KEY), 'settings.json no longer holds the key');
     assert.equal(JSON.parse(settingsText).llm.server.baseUrl, server.baseUrl, 'and keeps the rest');
     const keyFile = path.join(dir, API_KEY_FILE);
-    assert.equal(await readFile(keyFile, 'utf8'), KEY);
+    assert.equal(await readFile(keyFile, 'utf8'), `${server.baseUrl}\n${KEY}`, 'kept for the server in that file');
     if (process.platform !== 'win32') assert.equal((await stat(keyFile)).mode & 0o777, 0o600, 'readable by its owner only');
-    assert.deepEqual(controller.snapshot().status.apiKey, { stored: true, protection: 'kept in a file only your user account can read' });
+    assert.deepEqual(controller.snapshot().status.apiKey, { stored: true, protection: 'kept in a file only your user account can read', for: server.baseUrl });
   });
 
   it('the model list and the connection test use the stored key, through main', async () => {
@@ -76,11 +77,39 @@ describe('the API key', () => {
     if (!wrong.ok) assert.match(wrong.error, /The LLM server has no model 'no-such-model' \(404\)/);
   });
 
+  it('the stored key goes only to the server it was entered for: a typed new address gets none, and is told why', async () => {
+    const other = await startHostileServer();
+    try {
+      const elsewhere = other.url('echo-key');
+      const listed = await controller.request({ type: 'llm-server-models', baseUrl: elsewhere });
+      const tested = await controller.request({ type: 'llm-server-test', baseUrl: other.url('ok'), model: 'm' });
+      assert.equal(tested.ok, true, JSON.stringify(tested));
+      assert.deepEqual(other.authorizations, ['', '', ''], 'no request to the new address carried the key');
+      assert.equal(listed.ok, false);
+      if (!listed.ok) assert.match(listed.error, new RegExp(`wants an API key, and none is set \\(401\\).* The stored key is for ${server.baseUrl.replace(/[./]/g, '\\$&')} and is sent only there`));
+      // A key entered for the new address is kept for it, and the first server no longer gets one.
+      assert.deepEqual(await controller.request({ type: 'set-api-key', key: 'sk-second-server-key', baseUrl: `${other.url('ok')}/` }), { ok: true, stored: true });
+      assert.equal(controller.snapshot().status.apiKey.for, other.url('ok'));
+      await controller.request({ type: 'llm-server-models', baseUrl: other.url('ok') });
+      assert.equal(other.authorizations.at(-1), 'Bearer sk-second-server-key');
+      const first = await controller.request({ type: 'llm-server-models' });
+      assert.equal(first.ok, false, 'the settings\' server is not sent the new key');
+      // No address at all: the key is refused, not kept for whatever comes next.
+      const nowhere = await controller.request({ type: 'set-api-key', key: 'sk-nowhere-0000', baseUrl: 'not a url' });
+      assert.equal(nowhere.ok, false);
+      if (!nowhere.ok) assert.match(nowhere.error, /^Enter the server's address first/);
+    } finally {
+      await other.close();
+      assert.deepEqual(await controller.request({ type: 'set-api-key', key: KEY }), { ok: true, stored: true });
+    }
+    assert.deepEqual(await controller.request({ type: 'llm-server-models' }), { ok: true, models: [server.model] });
+  });
+
   it('a patch with an invalid field stores nothing, the key included', async () => {
     const r = await controller.request({ type: 'update-settings', patch: { llm: { server: { apiKey: 'sk-other', baseUrl: 'ftp://x' } } } });
     assert.equal(r.ok, false);
     if (!r.ok) assert.match(r.error, /llm\.server\.baseUrl must be an http\(s\) address/);
-    assert.equal(await readFile(path.join(dir, API_KEY_FILE), 'utf8'), KEY);
+    assert.equal(await readFile(path.join(dir, API_KEY_FILE), 'utf8'), `${server.baseUrl}\n${KEY}`);
   });
 
   it('a key of the wrong type is refused without being echoed', async () => {

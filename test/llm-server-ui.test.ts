@@ -43,8 +43,13 @@ describe('the LLM server settings in Chromium', { skip }, () => {
 
       await page.getByTestId('llm-key').fill(KEY);
       await page.getByTestId('llm-key-save').click();
-      await page.getByTestId('llm-key-state').getByText(/A key is stored, kept in a file only your user account can read/).waitFor();
+      await page.getByTestId('llm-key-state').getByText(/A key is stored for this address, kept in a file only your user account can read/).waitFor();
       assert.equal(await page.getByTestId('llm-key').inputValue(), '', 'the field is emptied once stored');
+      // Another address typed: the key stays with its own server, and the window says so.
+      await page.getByTestId('llm-url').fill('http://127.0.0.1:9/v1');
+      await page.getByTestId('llm-key-state').getByText(`The stored key is for ${server.baseUrl} and is sent only there`).waitFor();
+      await page.getByTestId('llm-url').fill(`${server.baseUrl}/`);
+      await page.getByTestId('llm-key-state').getByText(/A key is stored for this address/).waitFor();
 
       await page.getByTestId('llm-list').click();
       await outcome.getByText('The server offers 1 model.').waitFor({ timeout: 30_000 });
@@ -60,7 +65,7 @@ describe('the LLM server settings in Chromium', { skip }, () => {
 
       const settings = JSON.parse(await readFile(bridge.settingsFile, 'utf8')) as { llm: { provider: string; server: Record<string, unknown> } };
       assert.equal(settings.llm.provider, 'openai-compatible');
-      assert.deepEqual(settings.llm.server, { baseUrl: server.baseUrl, model: server.model }, 'the address is stored without its trailing slash, and no key');
+      assert.deepEqual(settings.llm.server, { baseUrl: server.baseUrl, model: server.model, stallMs: 10_000 }, 'the address is stored without its trailing slash, and no key');
       assert.ok(!(await page.content()).includes(KEY), 'the key is nowhere in the page');
       assert.deepEqual(pageErrors(page), []);
     } finally {

@@ -18,7 +18,7 @@ export function initialStatus(): AppStatus {
     listening: true,
     models: waitingModels(),
     llm: null,
-    apiKey: { stored: false, protection: '' },
+    apiKey: { stored: false, protection: '', for: null },
     desktop: { shell: false, shortcut: '', shortcutError: null },
     microphone: null,
     error: null,

@@ -312,7 +312,7 @@ export class AssistantController {
       case 'llm-server-test':
         return this.server.test(r.baseUrl, r.model);
       case 'set-api-key':
-        return this.setKey(r.key);
+        return this.setKey(r.key, true, r.baseUrl);
     }
   }
 
@@ -332,15 +332,16 @@ export class AssistantController {
     const refused = await applyDesktopChange(this.options.shell, this.store.current.desktop, next.desktop, (desktop) => this.setStatus({ desktop }));
     if (refused) return { ok: false, error: refused };
     if (key !== undefined) {
-      const stored = await this.setKey(key, false);
+      // The key is for the server this patch sets (or the one already set).
+      const stored = await this.setKey(key, false, next.llm.server.baseUrl);
       if (!stored.ok) return stored;
     }
     return this.changeSettings(() => this.store.update(rest), key !== undefined);
   }
 
   /** Stores or removes the key; a server in use is reconnected with it. */
-  private async setKey(key: string | null, reload = true): Promise<Responses['set-api-key']> {
-    const error = await this.server.store(key);
+  private async setKey(key: string | null, reload = true, baseUrl?: string): Promise<Responses['set-api-key']> {
+    const error = await this.server.store(key, baseUrl);
     if (error) return { ok: false, error };
     this.setStatus({ apiKey: await this.server.status() });
     if (reload && this.store.current.llm.provider === 'openai-compatible') void this.reload();

@@ -10,7 +10,9 @@ import type { Responses } from '../ipc-contract';
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/file';
 import { withoutSecrets } from '../settings/schema';
-import { messageOf } from '../errors';
+import { isUserError, messageOf } from '../errors';
+import { LLM_SERVER_ERROR } from '../engines/openai-errors';
+import { decodeBoundKey, encodeBoundKey, sameServer, serverIdentity, type BoundKey } from '../secrets/bound-key';
 
 /** The key file's name in the data folder (dev:web; the app's safeStorage store names its own). */
 export const API_KEY_FILE = 'llm-api-key';
@@ -21,6 +23,8 @@ const SERVER_TEST_TIMEOUT_MS = 60_000;
 export interface KeyStatus {
   stored: boolean;
   protection: string;
+  /** The server the key is for (it is sent nowhere else); null when none is stored or it predates that. */
+  for: string | null;
 }
 
 export class ServerAccess {
@@ -32,33 +36,40 @@ export class ServerAccess {
     private readonly fetch?: FetchFunction,
   ) {}
 
-  /** The key from its store; an unreadable store is shown, and the server is then asked without one. */
-  async key(): Promise<string | null> {
+  /** The stored key and its server; an unreadable store is shown, and counts as none. */
+  private async bound(report = true): Promise<BoundKey | null> {
     try {
-      return await this.secrets.get();
+      const stored = await this.secrets.get();
+      return stored === null ? null : decodeBoundKey(stored);
     } catch (err) {
-      this.notice('error', messageOf(err, 'Could not read the API key'), true);
+      if (report) this.notice('error', messageOf(err, 'Could not read the API key'), true);
       return null;
     }
   }
 
-  /** Whether a key is stored (an unreadable store counts as none; `key()` reports it when it is needed). */
-  async status(): Promise<KeyStatus> {
-    let stored = false;
-    try {
-      stored = (await this.secrets.get()) !== null;
-    } catch {
-      // reported by key() when the key is needed
-    }
-    return { stored, protection: this.secrets.protection };
+  /** Where a key is for: its own address, or (stored before keys had one) the server in settings. */
+  private ownerOf(b: BoundKey): string {
+    return b.baseUrl ?? this.settings.current.llm.server.baseUrl;
   }
 
-  /** A key written into settings.json by hand goes to the key store, and out of the file. */
+  /** The key for the server at `baseUrl` (default: the settings'); null when none is stored for it. */
+  async key(baseUrl = this.settings.current.llm.server.baseUrl): Promise<string | null> {
+    const b = await this.bound();
+    return b && sameServer(this.ownerOf(b), baseUrl) ? b.key : null;
+  }
+
+  /** Whether a key is stored, and for which server (an unreadable store counts as none; `key()` reports it when it is needed). */
+  async status(): Promise<KeyStatus> {
+    const b = await this.bound(false);
+    return { stored: b !== null, protection: this.secrets.protection, for: b ? serverIdentity(this.ownerOf(b)) : null };
+  }
+
+  /** A key written into settings.json by hand goes to the key store, for the server in that file, and out of the file. */
   async moveOutOfSettings(): Promise<void> {
-    const key = this.settings.current.llm.server.apiKey;
+    const { apiKey: key, baseUrl } = this.settings.current.llm.server;
     if (key === undefined) return;
     try {
-      if (key) await this.secrets.set(key);
+      if (key) await this.secrets.set(encodeBoundKey({ key, baseUrl: serverIdentity(baseUrl) }));
       await this.settings.replace(withoutSecrets(this.settings.current));
       if (key) this.notice('info', `The API key found in settings.json was moved out of it: it is now ${this.secrets.protection}.`);
     } catch (err) {
@@ -66,43 +77,58 @@ export class ServerAccess {
     }
   }
 
-  /** Stores the key, or removes it (null or ''); the error in words when the store refuses. */
-  async store(key: string | null): Promise<string | null> {
-    const problem = key === null ? null : apiKeyProblem(key.trim());
+  /**
+   * Stores the key for the server at `baseUrl` (default: the settings'), or removes it (null or '');
+   * the error in words when the key or the address is refused, or the store is.
+   */
+  async store(key: string | null, baseUrl?: string): Promise<string | null> {
+    const clean = key?.trim() || null;
+    const problem = clean === null ? null : apiKeyProblem(clean);
     if (problem) return problem;
+    const owner = serverIdentity(baseUrl?.trim() || this.settings.current.llm.server.baseUrl);
+    if (clean !== null && owner === null) return "Enter the server's address first: a key is kept for the address it was entered for, and sent only there.";
     try {
-      await this.secrets.set(key === null ? null : key.trim());
+      await this.secrets.set(clean === null ? null : encodeBoundKey({ key: clean, baseUrl: owner }));
       return null;
     } catch (err) {
       return messageOf(err, 'Could not store the API key');
     }
   }
 
-  /** The server at `baseUrl` (default: the settings'), with the stored key. */
-  private async target(baseUrl: string | undefined, model: string | undefined): Promise<OpenAiLlmOptions> {
+  /** The server at `baseUrl` (default: the settings'), with the key stored for it, if any. */
+  private async target(baseUrl: string | undefined, model: string | undefined): Promise<{ options: OpenAiLlmOptions; elsewhere: string | null }> {
     const server = this.settings.current.llm.server;
-    const key = await this.secrets.get();
-    return { baseUrl: baseUrl ?? server.baseUrl, model: model ?? server.model, ...(key ? { apiKey: key } : {}), ...(this.fetch ? { fetch: this.fetch } : {}) };
+    const address = baseUrl ?? server.baseUrl;
+    const b = await this.bound();
+    const key = b && sameServer(this.ownerOf(b), address) ? b.key : null;
+    const options = { baseUrl: address, model: model ?? server.model, ...(key ? { apiKey: key } : {}), ...(this.fetch ? { fetch: this.fetch } : {}) };
+    return { options, elsewhere: b && !key ? serverIdentity(this.ownerOf(b)) : null };
   }
 
   async models(baseUrl: string | undefined): Promise<Responses['llm-server-models']> {
+    const { options: t, elsewhere } = await this.target(baseUrl, undefined);
     try {
-      const t = await this.target(baseUrl, undefined);
       return { ok: true, models: await listModels(t.baseUrl, t.apiKey, t.fetch) };
     } catch (err) {
-      return { ok: false, error: messageOf(err, "Could not list the server's models") };
+      return { ok: false, error: withKeyNote(messageOf(err, "Could not list the server's models"), err, elsewhere) };
     }
   }
 
   async test(baseUrl: string | undefined, model: string | undefined): Promise<Responses['llm-server-test']> {
+    const { options: t, elsewhere } = await this.target(baseUrl, model);
+    if (!t.model) return { ok: false, error: 'Choose a model first: the test asks it for one word.' };
     try {
-      const t = await this.target(baseUrl, model);
-      if (!t.model) return { ok: false, error: 'Choose a model first: the test asks it for one word.' };
       return { ok: true, ...(await testConnection({ ...t, timeoutMs: SERVER_TEST_TIMEOUT_MS })) };
     } catch (err) {
-      return { ok: false, error: messageOf(err, 'The connection test failed') };
+      return { ok: false, error: withKeyNote(messageOf(err, 'The connection test failed'), err, elsewhere) };
     }
   }
+}
+
+/** A server that wants a key, while the stored one is for another: why it was not sent. */
+function withKeyNote(message: string, err: unknown, elsewhere: string | null): string {
+  if (!elsewhere || !isUserError(err) || err.code !== LLM_SERVER_ERROR.auth) return message;
+  return `${message} The stored key is for ${elsewhere} and is sent only there: enter this server's key, and it will be kept for this address.`;
 }
 
 /** Splits a settings patch into its API key (undefined when it has none) and the rest. */

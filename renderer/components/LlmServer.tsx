@@ -5,6 +5,7 @@
  * comes back to the window (it only learns whether one is stored).
  */
 import { useEffect, useId, useState } from 'react';
+import { sameServer } from '../../electron/secrets/bound-key';
 import { api } from '../api/current';
 import { SERVER_PRESETS } from '../model/llm-server';
 import { useUi } from '../store';
@@ -12,13 +13,14 @@ import { Slider } from './Slider';
 
 type Outcome = { ok: true; text: string } | { ok: false; text: string } | null;
 
-function ApiKey() {
+/** The key is kept for the address typed above it, and sent only there. */
+function ApiKey({ baseUrl }: { baseUrl: string }) {
   const key = useUi((s) => s.status?.apiKey);
   const [text, setText] = useState('');
   const [outcome, setOutcome] = useState<Outcome>(null);
   const id = useId();
   const store = async (value: string | null) => {
-    const r = await api().request({ type: 'set-api-key', key: value });
+    const r = await api().request({ type: 'set-api-key', key: value, baseUrl: baseUrl.trim() });
     setOutcome(r.ok ? { ok: true, text: r.stored ? 'Key stored.' : 'Key removed.' } : { ok: false, text: r.error });
     if (r.ok) setText('');
   };
@@ -27,7 +29,7 @@ function ApiKey() {
       <label htmlFor={id}>API key (only if the server needs one)</label>
       <div className="row">
         <input id={id} type="password" autoComplete="off" value={text} maxLength={4096} placeholder={key?.stored ? '•••••••• (stored)' : 'none'} onChange={(e) => setText(e.currentTarget.value)} data-testid="llm-key" />
-        <button type="button" className="secondary" disabled={!text.trim()} onClick={() => void store(text)} data-testid="llm-key-save">
+        <button type="button" className="secondary" disabled={!text.trim() || !baseUrl.trim()} onClick={() => void store(text)} data-testid="llm-key-save">
           Save key
         </button>
         {key?.stored && (
@@ -37,7 +39,12 @@ function ApiKey() {
         )}
       </div>
       <p className="hint" data-testid="llm-key-state">
-        {key?.stored ? `A key is stored, ${key.protection}.` : 'No key is stored.'} It is never shown again or written to settings.json.
+        {!key?.stored
+          ? 'No key is stored.'
+          : key.for && sameServer(key.for, baseUrl)
+            ? `A key is stored for this address, ${key.protection}.`
+            : `The stored key is for ${key.for ?? 'another address'} and is sent only there: enter this server's key to use one here.`}{' '}
+        It is never shown again or written to settings.json.
       </p>
       {outcome && <p className={outcome.ok ? 'hint' : 'hint hint-error'} role={outcome.ok ? 'status' : 'alert'}>{outcome.text}</p>}
     </div>
@@ -140,7 +147,7 @@ export function LlmServerSettings() {
               </button>
             </div>
           </div>
-          <ApiKey />
+          <ApiKey baseUrl={baseUrl} />
           <div className="row">
             <button type="button" className="secondary" disabled={busy || !baseUrl.trim() || !model.trim()} onClick={() => void test()} data-testid="llm-test">
               Test connection
