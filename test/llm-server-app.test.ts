@@ -5,7 +5,7 @@
  * language model is no longer required, and the status says where the model runs.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AssistantController } from '../electron/app/controller';
@@ -152,6 +152,24 @@ describe('the API key', () => {
     assert.ok(!JSON.stringify(controller.snapshot()).includes(KEY));
     assert.ok(!JSON.stringify(events).includes(KEY));
     assert.ok(!('apiKey' in controller.snapshot().settings.llm.server));
+  });
+});
+
+describe('a key in a settings.json the app cannot use', () => {
+  it('goes to the key store for the address beside it, and nowhere in the backup', async () => {
+    const dir = tempDir('lva-key-corrupt-');
+    const { controller } = controllerIn(dir, [path.join(dir, 'no-models')]);
+    try {
+      await writeFile(path.join(dir, 'settings.json'), `{"llm": {"server": {"baseUrl": "${server.baseUrl}", "apiKey": "${KEY}"}}, "turnBudgetMs": "soon"}`);
+      await controller.start();
+      assert.equal(await readFile(path.join(dir, API_KEY_FILE), 'utf8'), `${server.baseUrl}\n${KEY}`);
+      const backups = (await readdir(dir)).filter((f) => f.startsWith('settings.json.corrupt-'));
+      assert.equal(backups.length, 1);
+      assert.ok(!(await readFile(path.join(dir, backups[0]!), 'utf8')).includes(KEY), 'the backup does not hold the key');
+      assert.deepEqual(await controller.request({ type: 'llm-server-models', baseUrl: server.baseUrl }), { ok: true, models: [server.model] }, 'the key works for its server');
+    } finally {
+      await controller.dispose();
+    }
   });
 });
 

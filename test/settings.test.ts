@@ -227,6 +227,42 @@ test('SettingsStore: hand-broken (invalid field) file -> defaults, notice names 
   assert.equal(backups.length, 2);
 });
 
+test('SettingsStore: a key in a file it cannot use stays out of the backup, and is handed over for the key store', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'settings.json');
+  const key = 'sk-proj-Handwritten\\Key"0123456789';
+  const cases = [
+    // Invalid JSON (a trailing comma), the key written as JSON escapes it, and repeated in another field.
+    { text: `{"llm": {"server": {"baseUrl": "http://10.0.0.2:8080/v1", "apiKey": ${JSON.stringify(key)}, "model": ${JSON.stringify(key)},}}}`, url: 'http://10.0.0.2:8080/v1' },
+    // Valid JSON with an invalid field beside the key.
+    { text: JSON.stringify({ llm: { temperature: 9, server: { apiKey: key } } }, null, 2), url: null },
+  ];
+  for (const c of cases) {
+    await writeFile(file, c.text);
+    const r = await new SettingsStore(file).load();
+    assert.deepEqual(r.foundKey, { key, baseUrl: c.url });
+    assert.match(r.notice ?? '', /The API key in it was taken out of the backup\./);
+    const backups = (await readdir(dir)).filter((f) => f.includes('.corrupt-'));
+    const last = await readFile(join(dir, backups.sort().at(-1)!), 'utf8');
+    for (const form of [key, JSON.stringify(key).slice(1, -1), 'Handwritten']) assert.ok(!last.includes(form), `the backup holds "${form}": ${last}`);
+    assert.match(last, /"apiKey": ?"\(taken out: the key is kept in the app's key store\)"/);
+    for (const b of backups) await rm(join(dir, b));
+  }
+});
+
+test('SettingsStore: a settings file over 1 MB is not read; it is moved aside whole and the defaults saved', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'settings.json');
+  const huge = `{"mode": "hands-free", "pad": "${'x'.repeat(2 * 1024 * 1024)}"}`;
+  await writeFile(file, huge);
+  const r = await new SettingsStore(file).load();
+  assert.deepEqual(r.settings, DEFAULT_SETTINGS);
+  assert.match(r.notice ?? '', /is 2048 kB, far more than settings need \(at most 1024 kB\), so it was not read\. It was kept as .*settings\.json\.corrupt-/);
+  const backups = (await readdir(dir)).filter((f) => f.includes('.corrupt-'));
+  assert.equal((await readFile(join(dir, backups[0]!), 'utf8')).length, huge.length, 'kept whole');
+  assert.deepEqual(JSON.parse(await readFile(file, 'utf8')), DEFAULT_SETTINGS);
+});
+
 test('SettingsStore: invalid update -> UserError, file byte-identical, current unchanged', async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, 'settings.json');

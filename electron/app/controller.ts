@@ -132,9 +132,9 @@ export class AssistantController {
 
   /** Reads the settings, then loads the models. Resolves when the assistant is ready or has failed (see status). */
   async start(): Promise<void> {
-    const { notice } = await this.store.load();
+    const { notice, foundKey } = await this.store.load();
     if (notice) this.notice('error', notice, true);
-    await this.server.moveOutOfSettings();
+    await this.server.moveOutOfSettings(foundKey);
     // Before the first load the window has not been told anything: the snapshot carries it.
     const apiKey = await this.server.status();
     const desktop = await applyDesktop(this.options.shell, this.store.current.desktop, (message) => this.notice('error', message, true));

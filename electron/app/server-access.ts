@@ -10,6 +10,7 @@ import type { Responses } from '../ipc-contract';
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/file';
 import { withoutSecrets } from '../settings/schema';
+import type { FoundKey } from '../settings/secrets-in-text';
 import { isUserError, messageOf } from '../errors';
 import { LLM_SERVER_ERROR } from '../engines/openai-errors';
 import { decodeBoundKey, encodeBoundKey, sameServer, serverIdentity, type BoundKey } from '../secrets/bound-key';
@@ -64,13 +65,18 @@ export class ServerAccess {
     return { stored: b !== null, protection: this.secrets.protection, for: b ? serverIdentity(this.ownerOf(b)) : null };
   }
 
-  /** A key written into settings.json by hand goes to the key store, for the server in that file, and out of the file. */
-  async moveOutOfSettings(): Promise<void> {
-    const { apiKey: key, baseUrl } = this.settings.current.llm.server;
+  /**
+   * A key written into settings.json by hand goes to the key store, for the server in that file, and
+   * out of the file; so does one found in a file that could not be used (`found`), which is lost otherwise.
+   */
+  async moveOutOfSettings(found?: FoundKey): Promise<void> {
+    const { apiKey, baseUrl } = this.settings.current.llm.server;
+    const key = apiKey ?? found?.key;
     if (key === undefined) return;
+    const owner = serverIdentity(apiKey !== undefined ? baseUrl : (found?.baseUrl ?? ''));
     try {
-      if (key) await this.secrets.set(encodeBoundKey({ key, baseUrl: serverIdentity(baseUrl) }));
-      await this.settings.replace(withoutSecrets(this.settings.current));
+      if (key) await this.secrets.set(encodeBoundKey({ key, baseUrl: owner }));
+      if (apiKey !== undefined) await this.settings.replace(withoutSecrets(this.settings.current));
       if (key) this.notice('info', `The API key found in settings.json was moved out of it: it is now ${this.secrets.protection}.`);
     } catch (err) {
       this.notice('error', messageOf(err, 'Could not move the API key out of settings.json'), true);

@@ -3,11 +3,14 @@
  * persistent store for the app (settings.json in the user data dir).
  */
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { copyFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../errors';
 import { DEFAULT_SETTINGS, formatSettingsErrors, freezeSettings, validateSettings, type Settings } from './schema';
+import { takeSecrets, type FoundKey } from './secrets-in-text';
+
+/** A settings file is a few kB; a larger one is not read (it would be held whole, and parsed). */
+export const MAX_SETTINGS_BYTES = 1024 * 1024;
 
 const EXAMPLE = '{"endpointing": {"silenceMs": 300}}';
 
@@ -53,6 +56,13 @@ export async function loadSettingsFile(path: string): Promise<Settings> {
   throw new UserError(`Settings file ${path} ${parsed.reason}`, parsed.code);
 }
 
+export interface LoadResult {
+  settings: Settings;
+  notice?: string;
+  /** An API key found in a file that could not be used: for the key store, never for a backup. */
+  foundKey?: FoundKey;
+}
+
 /**
  * For the app: the user's settings, persisted as a complete JSON object.
  * Operations run one at a time (each sees the previous one's result), so
@@ -75,7 +85,7 @@ export class SettingsStore {
    * hand-broken -> kept as `<file>.corrupt-<timestamp>`, replaced by the
    * defaults, and `notice` tells the user what was wrong and where the backup is.
    */
-  load(): Promise<{ settings: Settings; notice?: string }> {
+  load(): Promise<LoadResult> {
     return this.serialize(() => this.loadNow());
   }
 
@@ -119,9 +129,11 @@ export class SettingsStore {
     return run;
   }
 
-  private async loadNow(): Promise<{ settings: Settings; notice?: string }> {
+  private async loadNow(): Promise<LoadResult> {
     let text: string;
     try {
+      const size = (await stat(this.filePath)).size;
+      if (size > MAX_SETTINGS_BYTES) return await this.setAside(`is ${Math.round(size / 1024)} kB, far more than settings need (at most ${MAX_SETTINGS_BYTES / 1024} kB), so it was not read`, null);
       text = await readFile(this.filePath, 'utf8');
     } catch (e) {
       this.settings = DEFAULT_SETTINGS;
@@ -138,12 +150,22 @@ export class SettingsStore {
       return { settings: this.settings };
     }
 
-    const what = `Your settings file ${this.filePath} ${parsed.code === 'invalid-settings' ? `had invalid settings (${parsed.reason})` : parsed.reason}`;
+    return this.setAside(parsed.code === 'invalid-settings' ? `had invalid settings (${parsed.reason})` : parsed.reason, text);
+  }
+
+  /**
+   * A file that cannot be used: kept aside as a backup (its API key taken out of it, for the caller
+   * to move to the key store), and the defaults saved in its place. `text` null: too large to read,
+   * so it is moved aside whole.
+   */
+  private async setAside(reason: string, text: string | null): Promise<LoadResult> {
+    const what = `Your settings file ${this.filePath} ${reason}`;
     this.settings = DEFAULT_SETTINGS;
     this.loaded = true;
+    const found = text === null ? null : takeSecrets(text);
     let backup: string;
     try {
-      backup = await this.backUp();
+      backup = await this.backUp(found?.text ?? null);
     } catch (e) {
       // Without a backup the broken file is left in place rather than destroyed.
       return { settings: this.settings, notice: `${what}. It could not be backed up (${(e as Error).message}), so it was left as is; the defaults are in use.` };
@@ -153,17 +175,29 @@ export class SettingsStore {
     } catch (e) {
       return { settings: this.settings, notice: `${what}. It was backed up to ${backup}, but the defaults could not be saved (${(e as Error).message}); the defaults are in use.` };
     }
-    return { settings: this.settings, notice: `${what}. It was kept as ${backup} and the settings were reset to the defaults.` };
+    const key = found?.key ? ' The API key in it was taken out of the backup.' : '';
+    return { settings: this.settings, notice: `${what}. It was kept as ${backup} and the settings were reset to the defaults.${key}`, ...(found?.key ? { foundKey: found.key } : {}) };
   }
 
-  /** Copies the file to a fresh `<file>.corrupt-<timestamp>` name; never overwrites an earlier backup. */
-  private async backUp(): Promise<string> {
+  /**
+   * Writes `text` (the file with its secrets taken out) to a fresh `<file>.corrupt-<timestamp>`
+   * name, then removes the file; null moves the file there as it is. Never overwrites an earlier backup.
+   */
+  private async backUp(text: string | null): Promise<string> {
     // No ':' in the name: it is not allowed in Windows file names.
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     for (let n = 0; ; n++) {
       const backup = `${this.filePath}.corrupt-${stamp}${n ? `-${n}` : ''}`;
       try {
-        await copyFile(this.filePath, backup, constants.COPYFILE_EXCL);
+        if (text === null) {
+          await stat(backup).then(
+            () => Promise.reject(Object.assign(new Error('exists'), { code: 'EEXIST' })),
+            () => undefined,
+          );
+          await rename(this.filePath, backup);
+        } else {
+          await writeFile(backup, text, { flag: 'wx', mode: 0o600 });
+        }
         return backup;
       } catch (e) {
         if (errnoCode(e) !== 'EEXIST' || n >= 100) throw e;
