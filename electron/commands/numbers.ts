@@ -68,6 +68,8 @@ export function parseNumber(words: readonly string[]): number | null {
 
 /** A whole number in words ("one hundred twenty five"; no "and", which durations use as a joiner). */
 export function numberToWords(n: number): string {
+  // No voice should ever say "NaN": that is a bug upstream, better found than spoken.
+  if (!Number.isFinite(n)) throw new RangeError(`not a number to say: ${n}`);
   // Beyond what a timer or a clock needs, and not whole: digits (still readable by any voice).
   if (!Number.isInteger(n) || n < 0 || n >= 1_000_000) return String(n);
   if (n < 20) return SMALL[n]!;
@@ -172,6 +174,7 @@ export function parseDuration(words: readonly string[]): number | null {
  * but more than zero says "one second" (a timer that has not rung yet is not at zero).
  */
 export function spellDuration(ms: number): string {
+  if (!Number.isFinite(ms)) throw new RangeError(`not a duration to say: ${ms}`);
   let s = ms > 0 && ms < SECOND ? 1 : Math.round(Math.max(0, ms) / SECOND);
   if (s === 0) return 'zero seconds';
   const h = Math.floor(s / 3600);
@@ -334,6 +337,10 @@ export function parseClockTime(words: readonly string[]): ClockTime | null {
  * the half of the day is obvious): "seven thirty", "seven o'clock".
  */
 export function spellClockTime(hour: number, minute: number, ampm = true): string {
+  // An invalid Date's hours are NaN: refused, never said as "NaN NaN" (alarmNotice says no time instead).
+  if (!Number.isInteger(hour) || hour < 0 || hour > 23 || !Number.isInteger(minute) || minute < 0 || minute > 59) {
+    throw new RangeError(`not a time of day: ${hour}:${minute}`);
+  }
   const h12 = hour % 12 === 0 ? 12 : hour % 12;
   if (ampm && minute === 0 && hour % 12 === 0) return hour === 12 ? 'noon' : 'midnight';
   let text = numberToWords(h12);

@@ -42,6 +42,11 @@ export interface CommandContext {
   alarms?: readonly ClockTime[];
   /** For repeat: the assistant's last reply. */
   lastReply?: string | null;
+  /**
+   * For timer.start and alarm.set: nothing was set, as `limit` timers and alarms are already set
+   * ("full"); for timer.start and timer.add: the duration is over `maxDays` days ("tooLong").
+   */
+  refused?: { why: 'full'; limit: number } | { why: 'tooLong'; maxDays: number };
 }
 
 function localTime(now: Date | LocalTime | undefined): LocalTime {
@@ -88,6 +93,10 @@ export function commandReply(match: CommandMatch, ctx: CommandContext = {}, lang
   const asked = str(s.name);
   const timers = ctx.timers ?? [];
   const noTimer = () => (asked ? say(g, match.name, 'noneNamed', { name: asked }) : say(g, match.name, 'none'));
+  const refused = ctx.refused;
+  if (refused && (match.name === 'timer.start' || match.name === 'timer.add' || match.name === 'alarm.set')) {
+    return refused.why === 'full' ? say(g, match.name, 'full', { count: n.numberToWords(refused.limit) }) : say(g, match.name, 'tooLong', { days: n.numberToWords(refused.maxDays) });
+  }
 
   switch (match.name) {
     case 'timer.start': {
@@ -168,8 +177,13 @@ export function timerDoneNotice(name: string | null, lang: CommandLanguage = 'en
   return name ? say(g, 'timer.done', 'named', { name }) : say(g, 'timer.done', 'default');
 }
 
-/** Said when an alarm rings, hour 0-23: "It's seven o'clock: your alarm." */
+/**
+ * Said when an alarm rings, hour 0-23: "It's seven o'clock: your alarm." A time that is no time of
+ * day (the hours of an invalid Date are NaN) gives "Your alarm is ringing.", never "It's NaN NaN".
+ */
 export function alarmNotice(hour: number, minute: number, lang: CommandLanguage = 'en'): string {
   const g = getGrammar(lang);
+  const valid = Number.isInteger(hour) && hour >= 0 && hour <= 23 && Number.isInteger(minute) && minute >= 0 && minute <= 59;
+  if (!valid) return say(g, 'alarm.ring', 'unknown');
   return say(g, 'alarm.ring', 'default', { time: g.numbers.spellClockTime(hour, minute, false) });
 }

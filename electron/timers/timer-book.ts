@@ -24,7 +24,14 @@
  * - `cancel` only touches pending entries; a ringing one is ended by `stop`.
  * - `addTime` with a timer ringing goes to that timer (it starts again);
  *   otherwise to the named or soonest pending timer.
+ * - At most MAX_ACTIVE entries are pending or ringing: `startTimer` and
+ *   `setAlarm` throw beyond it (callers check `full()` first and say so), and
+ *   `keepSoonest` trims a book loaded from a file that holds more.
+ * - Every time is one a Date can hold (MAX_DATE_MS): the book never holds a
+ *   time it cannot say, nor saves one its own load would refuse.
  */
+
+import { FORMAT_VERSION, isTime, MAX_DATE_MS, parseTimerFile } from './timer-format';
 
 export type TimerKind = 'timer' | 'alarm';
 
@@ -59,10 +66,10 @@ export const KEEP_FINISHED_MS = 24 * 60 * 60 * 1000;
 /** At most this many finished entries are kept by `prune`, newest first. */
 export const MAX_FINISHED = 50;
 
-const FORMAT_VERSION = 1;
-/** The furthest from 1970 a Date can be (ms): beyond it a time cannot be said or shown. */
-const MAX_DATE_MS = 8.64e15;
-const TIMER_KEYS = ['id', 'kind', 'name', 'durationMs', 'setAtMs', 'dueAtMs', 'firedAtMs', 'cancelledAtMs', 'stoppedAtMs'] as const;
+/** At most this many entries pending or ringing at once: a set beyond it is refused, a file beyond it trimmed at load. */
+export const MAX_ACTIVE = 100;
+/** The longest timer (and the most `addTime` adds at once): far beyond any kitchen, far within what a Date holds. */
+export const MAX_TIMER_MS = 365 * 24 * 60 * 60 * 1000;
 
 /** When a fired entry stops ringing by itself (epoch ms); null if it has not fired. */
 export function ringEndMs(t: Timer): number | null {
@@ -87,11 +94,11 @@ function cleanName(name: string | null | undefined): string | null {
 }
 
 function checkTime(label: string, value: number): void {
-  if (!Number.isFinite(value)) throw new RangeError(`${label} must be a finite number of ms, got ${value}`);
+  if (!isTime(value)) throw new RangeError(`${label} must be a time in ms (at most ${MAX_DATE_MS} from 1970), got ${value}`);
 }
 
 function checkDuration(value: number): void {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`durationMs must be a positive finite number of ms, got ${value}`);
+  if (!Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) throw new RangeError(`durationMs must be a positive number of ms up to ${MAX_TIMER_MS}, got ${value}`);
 }
 
 const bySoonest = (a: Timer, b: Timer): number => a.dueAtMs - b.dueAtMs || a.setAtMs - b.setAtMs;
@@ -108,6 +115,7 @@ export class TimerBook {
   startTimer(durationMs: number, name: string | null, nowMs: number): Timer {
     checkDuration(durationMs);
     checkTime('nowMs', nowMs);
+    checkTime('dueAtMs', nowMs + durationMs);
     return this.add('timer', cleanName(name), durationMs, nowMs, nowMs + durationMs);
   }
 
@@ -142,6 +150,7 @@ export class TimerBook {
     const matches = (t: Timer): boolean => t.kind === 'timer' && (wanted === null || sameName(t.name, wanted));
     const ringing = this.ringingNow(nowMs).find(matches);
     if (ringing) {
+      checkTime('dueAtMs', nowMs + durationMs);
       ringing.dueAtMs = nowMs + durationMs;
       ringing.durationMs = (ringing.durationMs ?? 0) + durationMs;
       ringing.firedAtMs = null;
@@ -150,6 +159,7 @@ export class TimerBook {
     }
     const pending = this.pending(nowMs).find(matches);
     if (!pending) return null;
+    checkTime('dueAtMs', pending.dueAtMs + durationMs);
     pending.dueAtMs += durationMs;
     pending.durationMs = (pending.durationMs ?? 0) + durationMs;
     return { ...pending };
@@ -162,6 +172,33 @@ export class TimerBook {
    */
   active(nowMs: number): Timer[] {
     return this.pending(nowMs).map((t) => ({ ...t }));
+  }
+
+  /** MAX_ACTIVE entries are pending or ringing at `nowMs`: no other may be set. */
+  full(nowMs: number): boolean {
+    return this.unfinished(nowMs).length >= MAX_ACTIVE;
+  }
+
+  /**
+   * After a start: entries that fell due while nothing ran (the app was closed) would each ring,
+   * one after another. All but the one due last are marked rung and stopped at `nowMs`, silently;
+   * that one rings as usual. Returns every such entry, soonest first, for one notice about them all.
+   */
+  collapseOverdue(nowMs: number): Timer[] {
+    checkTime('nowMs', nowMs);
+    const overdue = this.timers.filter((t) => t.firedAtMs === null && t.cancelledAtMs === null && t.dueAtMs <= nowMs).sort(bySoonest);
+    for (const t of overdue.slice(0, -1)) {
+      t.firedAtMs = nowMs;
+      t.stoppedAtMs = nowMs;
+    }
+    return overdue.map((t) => ({ ...t }));
+  }
+
+  /** Forgets the entries pending or ringing beyond the `max` due soonest (a file that holds too many). Returns what was forgotten. */
+  keepSoonest(nowMs: number, max = MAX_ACTIVE): Timer[] {
+    checkTime('nowMs', nowMs);
+    const drop = new Set(this.unfinished(nowMs).sort(bySoonest).slice(max));
+    return this.removeWhere((t) => drop.has(t));
   }
 
   /** Time left until `t` falls due; 0 once due, fired or cancelled. */
@@ -232,70 +269,23 @@ export class TimerBook {
       .filter((x): x is { t: Timer; at: number } => x.at !== null)
       .sort((a, b) => b.at - a.at);
     const drop = new Set(finished.filter((x, i) => i >= MAX_FINISHED || x.at < nowMs - KEEP_FINISHED_MS).map((x) => x.t));
-    const removed = this.timers.filter((t) => drop.has(t));
-    for (let i = this.timers.length - 1; i >= 0; i--) {
-      if (drop.has(this.timers[i]!)) this.timers.splice(i, 1);
-    }
-    return removed.map((t) => ({ ...t }));
+    return this.removeWhere((t) => drop.has(t));
   }
 
   toJSON(): { version: number; nextId: number; timers: Timer[] } {
     return { version: FORMAT_VERSION, nextId: this.nextId, timers: this.all() };
   }
 
-  /** Strict: anything malformed throws an Error that names the field and what is wrong with it. */
+  /** Strict: anything malformed throws an Error that names the field and what is wrong with it (see timer-format.ts). */
   static fromJSON(data: unknown): TimerBook {
-    const fail = (msg: string): never => {
-      throw new Error(`Invalid timer data: ${msg}`);
-    };
-    if (!isRecord(data)) return fail(`expected an object, got ${describe(data)}`);
-    for (const key of Object.keys(data)) {
-      if (key !== 'version' && key !== 'nextId' && key !== 'timers') fail(`unknown field "${key}"`);
-    }
-    if (data.version !== FORMAT_VERSION) fail(`version must be ${FORMAT_VERSION}, got ${describe(data.version)}`);
-    if (!Number.isSafeInteger(data.nextId) || (data.nextId as number) < 1) fail(`nextId must be a positive integer, got ${describe(data.nextId)}`);
-    if (!Array.isArray(data.timers)) return fail(`timers must be an array, got ${describe(data.timers)}`);
-
-    const ids = new Set<string>();
-    const timers = data.timers.map((raw: unknown, i: number): Timer => {
-      const at = `timers[${i}]`;
-      if (!isRecord(raw)) return fail(`${at} must be an object, got ${describe(raw)}`);
-      for (const key of Object.keys(raw)) {
-        if (!(TIMER_KEYS as readonly string[]).includes(key)) fail(`${at} has an unknown field "${key}"`);
-      }
-      for (const key of TIMER_KEYS) {
-        if (!(key in raw)) fail(`${at}.${key} is missing`);
-      }
-      const t = raw as Record<(typeof TIMER_KEYS)[number], unknown>;
-      if (typeof t.id !== 'string' || t.id === '') fail(`${at}.id must be a non-empty string, got ${describe(t.id)}`);
-      if (ids.has(t.id as string)) fail(`${at}.id "${t.id as string}" is used twice`);
-      ids.add(t.id as string);
-      if (t.kind !== 'timer' && t.kind !== 'alarm') fail(`${at}.kind must be "timer" or "alarm", got ${describe(t.kind)}`);
-      if (t.name !== null && (typeof t.name !== 'string' || t.name.trim() === '')) fail(`${at}.name must be null or a non-empty string, got ${describe(t.name)}`);
-      if (t.kind === 'timer') {
-        if (typeof t.durationMs !== 'number' || !Number.isFinite(t.durationMs) || t.durationMs <= 0) fail(`${at}.durationMs must be a positive number for a timer, got ${describe(t.durationMs)}`);
-      } else if (t.durationMs !== null) {
-        fail(`${at}.durationMs must be null for an alarm, got ${describe(t.durationMs)}`);
-      }
-      // Times are epoch ms a Date can hold: an alarm "due" at -1e308 would be spoken as "NaN NaN".
-      const isTime = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= MAX_DATE_MS;
-      for (const key of ['setAtMs', 'dueAtMs'] as const) {
-        if (!isTime(t[key])) fail(`${at}.${key} must be a time in ms (at most ${MAX_DATE_MS} from 1970), got ${describe(t[key])}`);
-      }
-      for (const key of ['firedAtMs', 'cancelledAtMs', 'stoppedAtMs'] as const) {
-        if (t[key] !== null && !isTime(t[key])) fail(`${at}.${key} must be null or a time in ms (at most ${MAX_DATE_MS} from 1970), got ${describe(t[key])}`);
-      }
-      if (t.firedAtMs !== null && t.cancelledAtMs !== null) fail(`${at} cannot be both fired and cancelled`);
-      if (t.stoppedAtMs !== null && t.firedAtMs === null) fail(`${at}.stoppedAtMs is set but the entry never fired`);
-      return t as unknown as Timer;
-    });
-
+    const { nextId, timers } = parseTimerFile(data);
     const book = new TimerBook(timers);
-    book.nextId = data.nextId as number;
+    book.nextId = nextId;
     return book;
   }
 
   private add(kind: TimerKind, name: string | null, durationMs: number | null, nowMs: number, dueAtMs: number): Timer {
+    if (this.full(nowMs)) throw new RangeError(`At most ${MAX_ACTIVE} timers and alarms can be set at once`);
     const t: Timer = { id: this.newId(), kind, name, durationMs, setAtMs: nowMs, dueAtMs, firedAtMs: null, cancelledAtMs: null, stoppedAtMs: null };
     this.timers.push(t);
     return { ...t };
@@ -321,22 +311,28 @@ export class TimerBook {
     return this.timers.filter((t) => t.firedAtMs === null && t.cancelledAtMs === null && t.dueAtMs > nowMs).sort(bySoonest);
   }
 
+  /** Pending (due or not) or ringing at `nowMs`: what counts towards MAX_ACTIVE. */
+  private unfinished(nowMs: number): Timer[] {
+    return this.timers.filter((t) => t.cancelledAtMs === null && (t.firedAtMs === null || (t.stoppedAtMs === null && nowMs < ringEndMs(t)!)));
+  }
+
+  /** Removes in one pass (a hand-made file may hold thousands: splicing each would be quadratic); returns copies of what went. */
+  private removeWhere(drop: (t: Timer) => boolean): Timer[] {
+    const removed: Timer[] = [];
+    let kept = 0;
+    for (const t of this.timers) {
+      if (drop(t)) removed.push({ ...t });
+      else this.timers[kept++] = t;
+    }
+    this.timers.length = kept;
+    return removed;
+  }
+
   private ringingNow(nowMs: number): Timer[] {
     return this.timers
       .filter((t) => t.firedAtMs !== null && t.stoppedAtMs === null && t.cancelledAtMs === null && nowMs < ringEndMs(t)!)
       .sort((a, b) => a.firedAtMs! - b.firedAtMs! || bySoonest(a, b));
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function describe(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
-  const s = JSON.stringify(v);
-  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 }
 
 /**

@@ -2,9 +2,13 @@
  * The app's timers across restarts and model reloads: one book, loaded from timers.json at start,
  * saved after every change, and the window's list kept in step with it. The controller owns one;
  * each pipeline it builds works on this same book.
+ *
+ * Saves are coalesced: one write at a time, of the book as it is when the write starts, and any
+ * number of changes during it make one more. A burst of changes (a hundred timers ringing at once)
+ * costs two writes, not one serialized copy of the book per change.
  */
 import { messageOf } from '../errors';
-import { TimerBook } from './timer-book';
+import { MAX_ACTIVE, TimerBook, type Timer } from './timer-book';
 import { TimerStore } from './timer-store';
 import { timerViews, type TimerView } from './timer-view';
 
@@ -23,8 +27,10 @@ export interface TimerKeeperHooks {
 export class TimerKeeper {
   private readonly store: TimerStore;
   private current = new TimerBook();
-  /** The last save queued, awaited on shutdown so the next start reads what this one wrote. */
-  private saving: Promise<void> = Promise.resolve();
+  /** The writes running now (null when none), awaited on shutdown so the next start reads what this one wrote. */
+  private writing: Promise<void> | null = null;
+  /** The book changed since the running write took its copy. */
+  private dirty = false;
   private lastError = '';
   /** The timers list the window was last sent, as JSON (a window starts with none). */
   private sent = '[]';
@@ -41,28 +47,45 @@ export class TimerKeeper {
     return this.current;
   }
 
-  /** Loaded once, before the first pipeline: that fires anything that fell due while the app was closed. */
+  /**
+   * Loaded once, before the first pipeline: that rings what fell due while the app was closed. When
+   * several did, one of them rings and one notice names them all; a file holding more than
+   * MAX_ACTIVE keeps the soonest and says how many went. Either way the file is rewritten once.
+   */
   async load(): Promise<void> {
     const { book, notice } = await this.store.load();
     this.current = book;
     if (notice) this.hooks.notice(notice, true);
+    const now = Date.now();
+    const missed = book.collapseOverdue(now);
+    const dropped = book.keepSoonest(now);
     // Finished entries are kept a day for nothing but this file; without pruning it would grow for good.
-    if (book.prune(Date.now()).length > 0) this.save();
+    const pruned = book.prune(now);
+    if (missed.length > 1) this.hooks.notice(missedNotice(missed), true);
+    if (dropped.length > 0) this.hooks.notice(droppedNotice(dropped), true);
+    if (missed.length > 1 || dropped.length > 0 || pruned.length > 0) this.save();
   }
 
-  /** Stores the timers; a failure is shown (once per distinct message), never thrown. */
+  /** Stores the timers (soon, coalesced with other changes); a failure is shown (once per distinct message), never thrown. */
   save(): void {
-    this.current.prune(Date.now());
-    this.saving = this.store.save(this.current).then(
-      () => {
+    this.dirty = true;
+    this.writing ??= this.writeWhileDirty();
+  }
+
+  private async writeWhileDirty(): Promise<void> {
+    while (this.dirty) {
+      this.dirty = false;
+      this.current.prune(Date.now());
+      try {
+        await this.store.save(this.current);
         this.lastError = '';
-      },
-      (err: unknown) => {
+      } catch (err) {
         const message = messageOf(err, 'Could not save the timers');
         if (message !== this.lastError) this.hooks.notice(message, false);
         this.lastError = message;
-      },
-    );
+      }
+    }
+    this.writing = null;
   }
 
   /** Timers and alarms pending or ringing, as the window lists them (from the book itself while no pipeline runs). */
@@ -90,9 +113,9 @@ export class TimerKeeper {
     clearInterval(this.ticker);
   }
 
-  /** Resolves when the last save queued has finished. */
-  flush(): Promise<void> {
-    return this.saving;
+  /** Resolves when every change saved so far is on disk (or its write has failed): no write, and so no temp file, is left running. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
   }
 
   /** The book changed with no pipeline to say so: stored, and the window told in the pipeline's own terms. */
@@ -113,4 +136,23 @@ export class TimerKeeper {
     this.sent = json;
     this.hooks.changed(timers);
   }
+}
+
+/** How many to name before "and N more": a notice stays one line whatever the file held. */
+const NAMED = 2;
+
+/** "3 timers finished while the app was closed: pasta, tea and 1 more." */
+export function missedNotice(missed: readonly Timer[]): string {
+  const kinds = new Set(missed.map((t) => t.kind));
+  const what = kinds.size > 1 ? 'timers and alarms' : `${missed[0]!.kind}s`;
+  const label = (t: Timer) => t.name ?? (t.kind === 'alarm' ? 'an alarm' : 'a timer');
+  const named = missed.slice(0, NAMED).map(label);
+  const more = missed.length - named.length;
+  const list = more > 0 ? `${named.join(', ')} and ${more.toLocaleString('en')} more` : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]!}`;
+  return `${missed.length.toLocaleString('en')} ${what} finished while the app was closed: ${list}.`;
+}
+
+/** Said when a file held more than the app keeps. */
+export function droppedNotice(dropped: readonly Timer[]): string {
+  return `Your timers file held more than ${MAX_ACTIVE} timers and alarms; the ${MAX_ACTIVE} due soonest were kept and ${dropped.length.toLocaleString('en')} others were dropped.`;
 }

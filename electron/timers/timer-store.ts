@@ -7,11 +7,12 @@
  * `timers.json.corrupt-<time>`, the book starts empty, and `notice` says what
  * happened. Saves are atomic (a temp file renamed over the old one) and run
  * one at a time in call order, so the last save called is the one on disk.
+ * A temp file left by a process that died mid-save is removed at the next load.
  */
 import { writeFileAtomic } from '../settings/file';
 import { constants } from 'node:fs';
-import { copyFile, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, readdir, readFile, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { UserError } from '../errors';
 import { TimerBook } from './timer-book';
 
@@ -44,6 +45,7 @@ export class TimerStore {
   }
 
   private async loadNow(): Promise<{ book: TimerBook; notice: string | null }> {
+    await removeStaleTemps(this.filePath);
     let text: string;
     try {
       text = await readFile(this.filePath, 'utf8');
@@ -85,6 +87,35 @@ export class TimerStore {
     } catch (e) {
       throw new UserError(`Could not save timers to ${this.filePath}: ${(e as Error).message}`, 'timers-write-failed');
     }
+  }
+}
+
+/**
+ * Deletes `.timers.json.<pid>.<id>.tmp` files (as writeFileAtomic names them) whose process is gone:
+ * a save cut short by a kill or a crash. A live process's, another instance mid-save, is left alone.
+ */
+async function removeStaleTemps(file: string): Promise<void> {
+  const dir = dirname(file);
+  const prefix = `.${TIMERS_FILE}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number(name.slice(prefix.length).split('.')[0]) : NaN;
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid)) await unlink(join(dir, name)).catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists, it is just not ours to signal.
+    return errnoCode(e) === 'EPERM';
   }
 }
 

@@ -1,6 +1,6 @@
 import { matchCommand, type CommandMatch } from '../../commands/match';
 import { commandReply, type TimerFact } from '../../commands/respond';
-import { nextOccurrence, type Timer, type TimerBook } from '../../timers/timer-book';
+import { MAX_ACTIVE, MAX_TIMER_MS, nextOccurrence, type Timer, type TimerBook } from '../../timers/timer-book';
 
 /** What local commands act on: the timers, the conversation, the answer being held, the clock. */
 export interface CommandHost {
@@ -20,6 +20,9 @@ export interface CommandHost {
 const fact = (book: TimerBook, t: Timer, nowMs: number): TimerFact => ({ name: t.name, remainingMs: book.remaining(t, nowMs) });
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+// The book refuses these (it never holds more than it can keep, nor a time it cannot say): said instead.
+const FULL = { refused: { why: 'full', limit: MAX_ACTIVE } } as const;
+const TOO_LONG = { refused: { why: 'tooLong', maxDays: MAX_TIMER_MS / 86_400_000 } } as const;
 
 /**
  * Runs a command that matched the user's words and gives what to say: the timers and alarms it set
@@ -38,6 +41,8 @@ export function runCommand(m: CommandMatch, endOfTurnMs: number, host: CommandHo
     case 'timer.start': {
       const ms = num(m.slots['durationMs']);
       if (ms === null || ms <= 0) return null;
+      if (ms > MAX_TIMER_MS) return commandReply(m, TOO_LONG);
+      if (book.full(at)) return commandReply(m, FULL);
       changed(book.startTimer(ms, name, at));
       return commandReply(m);
     }
@@ -53,6 +58,7 @@ export function runCommand(m: CommandMatch, endOfTurnMs: number, host: CommandHo
     }
     case 'timer.add': {
       const ms = num(m.slots['durationMs']);
+      if (ms !== null && ms > MAX_TIMER_MS) return commandReply(m, TOO_LONG);
       const t = ms === null ? null : changed(book.addTime(ms, at, name));
       return commandReply(m, { timers: t ? [fact(book, t, at)] : [] });
     }
@@ -60,6 +66,7 @@ export function runCommand(m: CommandMatch, endOfTurnMs: number, host: CommandHo
       const hour = num(m.slots['hour']);
       const minute = num(m.slots['minute']) ?? 0;
       if (hour === null) return null;
+      if (book.full(at)) return commandReply(m, FULL);
       const ampm = m.slots['ampm'] === 'am' || m.slots['ampm'] === 'pm' ? m.slots['ampm'] : null;
       const due = nextOccurrence(hour, minute, ampm, new Date(at));
       changed(book.setAlarm(due, at));
