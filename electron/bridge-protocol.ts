@@ -7,6 +7,25 @@ import type { AppEvent, AssistantAudio, AssistantAudioControl } from './ipc-cont
 /** The path the bridge listens on, next to the renderer's files. */
 export const BRIDGE_PATH = '/bridge';
 
+/**
+ * The largest message the window may send: a settings patch or a second of microphone audio is far
+ * smaller. A larger one is dropped and the window told why (`tooLargeNotice`); the connection stays.
+ */
+export const MAX_MESSAGE_BYTES = 256 * 1024;
+/**
+ * The largest message the bridge reads at all: a message is buffered whole before it can be looked
+ * at, so past this the bridge closes the connection instead (code CLOSE_TOO_BIG), and the window
+ * reconnects. Bounds the bridge's memory whatever a client sends.
+ */
+export const MAX_PAYLOAD_BYTES = 8 * MAX_MESSAGE_BYTES;
+/** The WebSocket close code for a message over MAX_PAYLOAD_BYTES (RFC 6455: "message too big"). */
+export const CLOSE_TOO_BIG = 1009;
+
+/** The notice for a message over MAX_MESSAGE_BYTES, on whichever side refused it. */
+export function tooLargeNotice(bytes: number): string {
+  return `A message from the window was too large (${Math.ceil(bytes / 1024)} kB, limit ${MAX_MESSAGE_BYTES / 1024} kB) and was dropped.`;
+}
+
 export type ClientMessage =
   | { kind: 'command'; command: unknown }
   | { kind: 'request'; id: number; request: unknown };

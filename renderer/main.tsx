@@ -5,8 +5,8 @@
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { AssistantApi } from '../electron/ipc-contract';
-import { setApi } from './api/current';
+import type { AssistantApi, Snapshot } from '../electron/ipc-contract';
+import { api, setApi } from './api/current';
 import { connectWebSocketApi } from './api/web-socket-api';
 import { App } from './App';
 import { startMicrophone, type Microphone } from './audio/microphone';
@@ -36,7 +36,13 @@ async function startAudio(a: AssistantApi): Promise<void> {
 async function boot(): Promise<void> {
   let a: AssistantApi;
   try {
-    a = window.assistant ?? (await connectWebSocketApi((reason) => useUi.setState({ connection: 'lost', connectionMessage: reason })));
+    a =
+      window.assistant ??
+      (await connectWebSocketApi(
+        (reason) => useUi.setState({ connection: 'lost', connectionMessage: reason }),
+        // Events sent while the connection was down were missed: the state is read again.
+        () => void loadSnapshot(api()),
+      ));
   } catch (e) {
     useUi.setState({ connection: 'lost', connectionMessage: (e as Error).message });
     return;
@@ -57,10 +63,15 @@ async function boot(): Promise<void> {
     useUi.getState().addTrace(trace);
     trace = [];
   }, 100);
-  const snapshot = await a.request({ type: 'get-snapshot' });
-  useUi.setState({ connection: 'connected', settings: snapshot.settings, status: snapshot.status, timers: snapshot.timers, state: snapshot.state });
+  const snapshot = await loadSnapshot(a);
   for (const n of snapshot.notices) useUi.getState().notify('error', n);
   await startAudio(a);
+}
+
+async function loadSnapshot(a: AssistantApi): Promise<Snapshot> {
+  const snapshot = await a.request({ type: 'get-snapshot' });
+  useUi.setState({ connection: 'connected', settings: snapshot.settings, status: snapshot.status, timers: snapshot.timers, state: snapshot.state });
+  return snapshot;
 }
 
 const root = createRoot(document.getElementById('root')!);

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { AssistantController } from '../electron/app/controller';
 import { BridgeAudioSink, encodeMessage, startWebBridge, type WebBridge } from '../electron/app/web-bridge';
-import { BRIDGE_PATH, decodeAudio, encodeAudio, type ServerMessage } from '../electron/bridge-protocol';
+import { BRIDGE_PATH, decodeAudio, encodeAudio, MAX_PAYLOAD_BYTES, type ServerMessage } from '../electron/bridge-protocol';
 import { parseCommand, parseRequest, type AppEvent, type Snapshot } from '../electron/ipc-contract';
 import { buildRenderer } from './browser-harness';
 import { ROOT, tempDir } from './helpers';
@@ -272,6 +272,34 @@ describe('the WebSocket bridge', () => {
       assert.match(t.event.message, /malformed message.*"id" must be a timer id/);
     } finally {
       c.ws.close();
+    }
+  });
+
+  it('a message over the limit is dropped with a notice and the connection stays; past the ceiling it is closed as too big', async () => {
+    const c = await connect(wsUrl, origin);
+    const tooLarge = (x: ServerMessage) => x.kind === 'event' && x.event.type === 'notice' && /too large/.test(x.event.message);
+    try {
+      // Ten seconds of microphone audio in one frame (16 kHz float32: 625 kB).
+      c.ws.send(new Float32Array(160_000));
+      const m = (await c.next(tooLarge)) as { event: Extract<AppEvent, { type: 'notice' }> };
+      assert.equal(m.event.level, 'error');
+      assert.equal(m.event.message, 'A message from the window was too large (625 kB, limit 256 kB) and was dropped.');
+      c.ws.send(JSON.stringify({ kind: 'command', command: { type: 'interrupt', pad: 'x'.repeat(300_000) } }));
+      await c.next((x) => tooLarge(x) && x !== m);
+      assert.equal(c.ws.readyState, WebSocket.OPEN);
+      assert.equal(((await c.request({ type: 'get-snapshot' })) as Snapshot).status.phase, 'setup', 'still answering on the same connection');
+      // Past the ceiling ws closes rather than buffer it: 1009, "message too big".
+      const closed = new Promise<number>((resolve) => c.ws.once('close', (code) => resolve(code)));
+      c.ws.send(new Uint8Array(MAX_PAYLOAD_BYTES + 4));
+      assert.equal(await closed, 1009);
+    } finally {
+      c.ws.close();
+    }
+    const again = await connect(wsUrl, origin);
+    try {
+      assert.equal(((await again.request({ type: 'get-snapshot' })) as Snapshot).status.phase, 'setup', 'a new connection is served');
+    } finally {
+      again.ws.close();
     }
   });
 

@@ -3,18 +3,17 @@
  * contract as Electron IPC over one WebSocket. Only pages served from this server's own origin may
  * connect (a WebSocket is not bound by the same-origin policy, so any website could otherwise talk
  * to the assistant through the user's browser). One client at a time: a new tab replaces the old.
+ * A message over MAX_MESSAGE_BYTES is dropped and the window told so, on a connection that stays
+ * open; only one over MAX_PAYLOAD_BYTES, which ws will not buffer, closes it (the window reconnects).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { BRIDGE_PATH, decodeMicFrame, encodeAudio, type ClientMessage, type ServerMessage } from '../bridge-protocol';
+import { BRIDGE_PATH, decodeMicFrame, encodeAudio, MAX_MESSAGE_BYTES, MAX_PAYLOAD_BYTES, tooLargeNotice, type ClientMessage, type ServerMessage } from '../bridge-protocol';
 import { appProtocolResponse } from '../static-files';
 import type { AudioSink } from '../renderer-output';
 import type { AssistantController } from './controller';
-
-/** Larger messages are refused: the biggest legitimate one is a 1 s audio frame or a settings patch. */
-const MAX_MESSAGE_BYTES = 256 * 1024;
 
 export interface WebBridge {
   url: string;
@@ -59,7 +58,8 @@ export function encodeMessage(m: ServerMessage): string {
 export async function startWebBridge(controller: AssistantController, sink: BridgeAudioSink, options: WebBridgeOptions): Promise<WebBridge> {
   const root = path.resolve(options.staticDir);
   const server = http.createServer((req, res) => void serveFile(root, req, res));
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  // Up to the ceiling a message too large is answered and dropped (see onMessage); past it ws closes the connection.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
   let origin = '';
 
   server.on('upgrade', (req, socket, head) => {
@@ -81,8 +81,10 @@ export async function startWebBridge(controller: AssistantController, sink: Brid
     sink.client = ws;
     ws.on('message', (data, isBinary) => {
       if (sink.client !== ws) return;
-      if (isBinary) controller.pushAudio(decodeMicFrame(toBytes(data)));
-      else void onText(ws, data);
+      const bytes = toBytes(data);
+      if (bytes.byteLength > MAX_MESSAGE_BYTES) send(ws, { kind: 'event', event: { type: 'notice', level: 'error', message: tooLargeNotice(bytes.byteLength) } });
+      else if (isBinary) controller.pushAudio(decodeMicFrame(bytes));
+      else void onText(ws, bytes);
     });
     ws.on('close', () => {
       if (sink.client === ws) sink.client = null;
@@ -90,10 +92,10 @@ export async function startWebBridge(controller: AssistantController, sink: Brid
     ws.on('error', () => ws.terminate());
   }
 
-  async function onText(ws: WebSocket, data: RawData): Promise<void> {
+  async function onText(ws: WebSocket, data: Buffer): Promise<void> {
     let m: ClientMessage;
     try {
-      m = JSON.parse(toBytes(data).toString()) as ClientMessage;
+      m = JSON.parse(data.toString()) as ClientMessage;
     } catch {
       return;
     }
