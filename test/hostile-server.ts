@@ -5,7 +5,6 @@
  * pressure and stop when the client goes away, so the server's own memory stays flat.
  */
 import http from 'node:http';
-import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
 export const HOSTILE_MODES = {
@@ -59,10 +58,23 @@ function chunk(delta: object, finish: string | null = null): string {
   return `data: ${JSON.stringify({ id: 'h', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 }
 
+/** The socket's buffer drained, or the client left; no listener outlives the wait. */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /** Writes until the client leaves, waiting whenever the socket's buffer is full. */
 async function forever(res: http.ServerResponse, next: () => string, pauseMs = 0): Promise<void> {
   while (!res.destroyed && !res.writableEnded) {
-    if (!res.write(next())) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    if (!res.write(next())) await drained(res);
     if (pauseMs > 0) await sleep(pauseMs);
   }
 }
