@@ -61,20 +61,19 @@ interface Fmt {
   bits: number;
 }
 
-function parseFmt(dv: DataView, start: number, size: number, label: string): Fmt {
+function parseFmt(dv: DataView, size: number, label: string): Fmt {
   if (size < 16) fail(label, `has a broken fmt chunk (${size} bytes, need 16): ${FIX}`, 'wav-bad-fmt');
-  let code = dv.getUint16(start, true);
-  const channels = dv.getUint16(start + 2, true);
-  const sampleRate = dv.getUint32(start + 4, true);
-  const bits = dv.getUint16(start + 14, true);
+  let code = dv.getUint16(0, true);
+  const channels = dv.getUint16(2, true);
+  const sampleRate = dv.getUint32(4, true);
+  const bits = dv.getUint16(14, true);
   if (code === FORMAT_EXTENSIBLE) {
     if (size < 40) {
       fail(label, `has a broken WAVE_FORMAT_EXTENSIBLE fmt chunk (${size} bytes, need 40): ${FIX}`, 'wav-bad-fmt');
     }
     // The real encoding is the first two bytes of the SubFormat GUID.
-    const g = start + 24;
-    const sub = dv.getUint16(g, true);
-    const standard = SUBFORMAT_TAIL.every((b, i) => dv.getUint8(g + 2 + i) === b);
+    const sub = dv.getUint16(24, true);
+    const standard = SUBFORMAT_TAIL.every((b, i) => dv.getUint8(26 + i) === b);
     if (!standard) {
       fail(label, `uses an unknown WAVE_FORMAT_EXTENSIBLE sub-format: ${CONVERT}`, 'wav-unsupported-format');
     }
@@ -84,16 +83,36 @@ function parseFmt(dv: DataView, start: number, size: number, label: string): Fmt
 }
 
 /**
- * Decodes a WAV file held in memory. `label` names the file in errors
- * (usually its path). More than two channels are kept as they are; use
- * downmix() or toMono16k() from ./resample to get mono.
+ * A WAV file's bytes, in memory or read from disk piece by piece: the header walk asks for a few
+ * bytes at a time (at most 40), so it never needs the whole file.
  */
-export function parseWav(buf: Buffer | Uint8Array, label: string): DecodedAudio {
-  const size = buf.byteLength;
+export interface WavBytes {
+  readonly size: number;
+  /** `length` bytes from `at` (the caller keeps at + length <= size). */
+  view(at: number, length: number): DataView;
+}
+
+/** What the header says: where the samples are and how they are encoded. */
+export interface WavLayout {
+  sampleRate: number;
+  channels: number;
+  format: DecodedAudio['format'];
+  /** Whole frames in the data chunk (a trailing partial frame is dropped). */
+  frames: number;
+  /** Byte offset of the first sample. */
+  dataStart: number;
+  /** Bytes per frame (all channels). */
+  frameBytes: number;
+}
+
+/** Walks the chunks and checks the encoding; every problem is a one-line UserError naming `label`. */
+export function parseWavLayout(src: WavBytes, label: string): WavLayout {
+  const size = src.size;
   if (size === 0) fail(label, `is empty (0 bytes): ${FIX}`, 'wav-empty');
-  const dv = new DataView(buf.buffer, buf.byteOffset, size);
-  const tag = (at: number) =>
-    String.fromCharCode(dv.getUint8(at), dv.getUint8(at + 1), dv.getUint8(at + 2), dv.getUint8(at + 3));
+  const tag = (at: number) => {
+    const v = src.view(at, 4);
+    return String.fromCharCode(v.getUint8(0), v.getUint8(1), v.getUint8(2), v.getUint8(3));
+  };
 
   if (size < 12 || tag(8) !== 'WAVE') {
     fail(label, `is not a WAV file (no RIFF/WAVE header): ${FIX}`, 'wav-not-wav');
@@ -110,13 +129,13 @@ export function parseWav(buf: Buffer | Uint8Array, label: string): DecodedAudio 
   let off = 12;
   while (off + 8 <= size) {
     const id = tag(off);
-    const len = dv.getUint32(off + 4, true);
+    const len = src.view(off + 4, 4).getUint32(0, true);
     const body = off + 8;
     if (id === 'fmt ') {
       if (body + Math.min(len, 40) > size) {
         fail(label, `is truncated inside its fmt chunk: ${FIX}`, 'wav-truncated');
       }
-      fmt = parseFmt(dv, body, len, label);
+      fmt = parseFmt(src.view(body, Math.min(len, 40)), len, label);
     } else if (id === 'data' && dataStart < 0) {
       dataStart = body;
       dataSize = len;
@@ -162,46 +181,73 @@ export function parseWav(buf: Buffer | Uint8Array, label: string): DecodedAudio 
   }
 
   // Frame size from the sample format, not blockAlign, which some writers fill in wrongly.
-  const bytes = bits / 8;
-  const frameBytes = bytes * channels;
+  const frameBytes = (bits / 8) * channels;
   const frames = Math.floor(dataSize / frameBytes); // a trailing partial frame is dropped
   if (frames === 0) fail(label, `contains no audio samples (empty data chunk): ${FIX}`, 'wav-no-samples');
+  return { sampleRate, channels, format, frames, dataStart, frameBytes };
+}
 
-  const channelData: Float32Array[] = [];
-  for (let c = 0; c < channels; c++) channelData.push(new Float32Array(frames));
-
-  for (let c = 0; c < channels; c++) {
-    const out = channelData[c]!;
-    let p = dataStart + c * bytes;
+/**
+ * Decodes `frames` whole frames from `dv` (which starts at a frame) into `out` (one array per
+ * channel), starting at index `at` of each.
+ */
+export function decodeFrames(dv: DataView, layout: WavLayout, frames: number, out: Float32Array[], at = 0): void {
+  const { format, frameBytes } = layout;
+  const bytes = frameBytes / layout.channels;
+  for (let c = 0; c < layout.channels; c++) {
+    const o = out[c]!;
+    let p = c * bytes;
+    const end = at + frames;
     switch (format) {
       case 'u8':
-        for (let i = 0; i < frames; i++, p += frameBytes) out[i] = (dv.getUint8(p) - 128) / 128;
+        for (let i = at; i < end; i++, p += frameBytes) o[i] = (dv.getUint8(p) - 128) / 128;
         break;
       case 's16':
-        for (let i = 0; i < frames; i++, p += frameBytes) out[i] = dv.getInt16(p, true) / 32768;
+        for (let i = at; i < end; i++, p += frameBytes) o[i] = dv.getInt16(p, true) / 32768;
         break;
       case 's24':
-        for (let i = 0; i < frames; i++, p += frameBytes) {
+        for (let i = at; i < end; i++, p += frameBytes) {
           // Little-endian 24-bit; shifting the top byte in as int8 gives the sign.
           const v = dv.getUint8(p) | (dv.getUint8(p + 1) << 8) | (dv.getInt8(p + 2) << 16);
-          out[i] = v / 8388608;
+          o[i] = v / 8388608;
         }
         break;
       case 's32':
-        for (let i = 0; i < frames; i++, p += frameBytes) out[i] = dv.getInt32(p, true) / 2147483648;
+        for (let i = at; i < end; i++, p += frameBytes) o[i] = dv.getInt32(p, true) / 2147483648;
         break;
       case 'f32':
       case 'f64':
-        for (let i = 0; i < frames; i++, p += frameBytes) {
+        for (let i = at; i < end; i++, p += frameBytes) {
           const v = format === 'f32' ? dv.getFloat32(p, true) : dv.getFloat64(p, true);
           // Float files may overshoot full scale or hold NaN; keep the [-1, 1] promise.
-          out[i] = v > 1 ? 1 : v < -1 ? -1 : v === v ? v : 0;
+          o[i] = v > 1 ? 1 : v < -1 ? -1 : v === v ? v : 0;
         }
         break;
     }
   }
+}
 
+/**
+ * Decodes a WAV file held in memory. `label` names the file in errors
+ * (usually its path). More than two channels are kept as they are; use
+ * downmix() or toMono16k() from ./resample to get mono.
+ */
+export function parseWav(buf: Buffer | Uint8Array, label: string): DecodedAudio {
+  const layout = parseWavLayout({ size: buf.byteLength, view: (at, length) => new DataView(buf.buffer, buf.byteOffset + at, length) }, label);
+  const { sampleRate, channels, format, frames, dataStart, frameBytes } = layout;
+  const channelData: Float32Array[] = [];
+  for (let c = 0; c < channels; c++) channelData.push(new Float32Array(frames));
+  decodeFrames(new DataView(buf.buffer, buf.byteOffset + dataStart, frames * frameBytes), layout, frames, channelData);
   return { sampleRate, channels, format, durationSec: frames / sampleRate, channelData };
+}
+
+/** A failure to open or read `file` as a UserError naming it, when it is one a user can fix. */
+export function fileReadError(e: unknown, file: string): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return new UserError(`${file} not found: check the path (${FIX})`, 'wav-not-found');
+  if (code === 'EISDIR') return new UserError(`${file} is a folder, not a file: ${FIX}`, 'wav-not-found');
+  if (code === 'EACCES' || code === 'EPERM') return new UserError(`${file} cannot be read (permission denied): check its permissions`, 'wav-unreadable');
+  return e;
 }
 
 /** Reads and decodes a WAV file; problems with the file become UserErrors naming it. */
@@ -210,22 +256,17 @@ export async function readWavFile(file: string): Promise<DecodedAudio> {
   try {
     buf = await fs.readFile(file);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') fail(file, `not found: check the path (${FIX})`, 'wav-not-found');
-    if (code === 'EISDIR') fail(file, `is a folder, not a file: ${FIX}`, 'wav-not-found');
-    if (code === 'EACCES' || code === 'EPERM') fail(file, `cannot be read (permission denied): check its permissions`, 'wav-unreadable');
-    throw e;
+    throw fileReadError(e, file);
   }
   return parseWav(buf, file);
 }
 
-/** Encodes mono float samples as a 16-bit PCM WAV (clamped to [-1, 1], rounded). */
-export function encodeWav(samples: Float32Array, sampleRate: number): Buffer {
+/** The 44-byte header of a mono 16-bit PCM WAV holding `dataBytes` bytes of samples. */
+export function wavHeader(dataBytes: number, sampleRate: number): Buffer {
   if (!Number.isInteger(sampleRate) || sampleRate <= 0 || sampleRate > 0xffffffff / 2) {
     throw new RangeError(`encodeWav: bad sample rate ${sampleRate}`);
   }
-  const dataBytes = samples.length * 2;
-  const out = Buffer.alloc(44 + dataBytes);
+  const out = Buffer.alloc(44);
   out.write('RIFF', 0, 'ascii');
   out.writeUInt32LE(36 + dataBytes, 4);
   out.write('WAVE', 8, 'ascii');
@@ -239,15 +280,33 @@ export function encodeWav(samples: Float32Array, sampleRate: number): Buffer {
   out.writeUInt16LE(16, 34);
   out.write('data', 36, 'ascii');
   out.writeUInt32LE(dataBytes, 40);
+  return out;
+}
+
+/** Writes `samples` as 16-bit little-endian PCM into `out` from byte `at` (clamped to [-1, 1], rounded). */
+export function encodeS16(samples: Float32Array, out: Buffer, at: number): void {
   for (let i = 0; i < samples.length; i++) {
     // Scale by 32768 (as parseWav divides) so decoded s16 audio round-trips exactly.
     const s = samples[i]!;
     let v = Math.round(s * 32768);
     if (!(v >= -32768)) v = s === s ? -32768 : 0; // NaN -> 0
     else if (v > 32767) v = 32767;
-    out.writeInt16LE(v, 44 + i * 2);
+    out.writeInt16LE(v, at + i * 2);
   }
+}
+
+/** Encodes mono float samples as a 16-bit PCM WAV (clamped to [-1, 1], rounded). */
+export function encodeWav(samples: Float32Array, sampleRate: number): Buffer {
+  const head = wavHeader(samples.length * 2, sampleRate);
+  const out = Buffer.alloc(44 + samples.length * 2);
+  head.copy(out);
+  encodeS16(samples, out, 44);
   return out;
+}
+
+/** A name beside `file` to write to before renaming into place, so readers never see half a file. */
+export function tempPathFor(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
 }
 
 /**
@@ -256,10 +315,7 @@ export function encodeWav(samples: Float32Array, sampleRate: number): Buffer {
  */
 export async function writeWavFile(file: string, samples: Float32Array, sampleRate: number): Promise<void> {
   const data = encodeWav(samples, sampleRate);
-  const tmp = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
-  );
+  const tmp = tempPathFor(file);
   try {
     await fs.writeFile(tmp, data);
     await fs.rename(tmp, file);

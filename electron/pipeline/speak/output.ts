@@ -218,24 +218,26 @@ export class PlaybackSchedule implements AudioOutput {
   }
 
   /** Scales `out` (starting at wall time `fromMs`) by the volume at each of its samples. */
-  private applyGain(out: Float32Array, rate: number, fromMs: number): void {
+  private applyGain(out: Float32Array, rate: number, fromMs: number, first = 0): void {
     if (this.gains.length === 0) return;
-    const endMs = fromMs + (out.length / rate) * 1000;
-    const moving = this.gains.some((c) => c.atMs < endMs && c.atMs + DUCK_RAMP_MS > fromMs);
+    // `first`: out[0] is sample `first` after fromMs (render() in pieces computes each time as a whole render does).
+    const startMs = fromMs + (first / rate) * 1000;
+    const endMs = fromMs + ((first + out.length) / rate) * 1000;
+    const moving = this.gains.some((c) => c.atMs < endMs && c.atMs + DUCK_RAMP_MS > startMs);
     if (!moving) {
       // One volume over the whole buffer (the usual case: full).
-      const g = gainAt(this.gains, fromMs);
+      const g = gainAt(this.gains, startMs);
       if (g !== 1) for (let i = 0; i < out.length; i++) out[i]! *= g;
       return;
     }
     for (let i = 0; i < out.length; i++) {
-      const g = gainAt(this.gains, fromMs + (i / rate) * 1000);
+      const g = gainAt(this.gains, fromMs + ((first + i) / rate) * 1000);
       if (g !== 1) out[i]! *= g;
     }
   }
 
   /** Adds the part of stretch `s` that falls on `out` (which starts at wall time `fromMs`). */
-  private mix(out: Float32Array, rate: number, fromMs: number, s: Played, ref: boolean): void {
+  private mix(out: Float32Array, rate: number, fromMs: number, s: Played, ref: boolean, first = 0): void {
     for (const c of this.chunks) {
       const a = Math.max(c.from, s.from);
       const b = Math.min(c.to, s.to);
@@ -245,7 +247,7 @@ export class PlaybackSchedule implements AudioOutput {
       if (srcRate !== rate) throw new Error('PlaybackSchedule: mixed sample rates');
       const srcStart = Math.round(((a - c.from) / 1000) * rate);
       const srcEnd = Math.min(src.length, Math.round(((b - c.from) / 1000) * rate));
-      const dst = Math.round(((s.startMs + (a - s.from) - fromMs) / 1000) * rate);
+      const dst = Math.round(((s.startMs + (a - s.from) - fromMs) / 1000) * rate) - first;
       for (let i = Math.max(srcStart, srcStart - dst); i < srcEnd; i++) {
         const j = dst + (i - srcStart);
         if (j >= out.length) break;
@@ -256,11 +258,20 @@ export class PlaybackSchedule implements AudioOutput {
 
   /** Everything played, mixed onto one buffer starting at wall time 0 (needs keepMs = Infinity). */
   render(sampleRate: number, minDurationMs = 0): Float32Array {
-    const spans = this.stretches(-Infinity, Infinity);
-    const endMs = Math.max(minDurationMs, ...spans.map((s) => s.startMs + (s.to - s.from)));
-    const out = new Float32Array(Math.ceil((endMs / 1000) * sampleRate));
-    for (const s of spans) this.mix(out, sampleRate, 0, s, false);
-    this.applyGain(out, sampleRate, 0);
+    return this.renderRange(sampleRate, 0, this.renderLength(sampleRate, minDurationMs));
+  }
+
+  /** How many samples render() gives. */
+  renderLength(sampleRate: number, minDurationMs = 0): number {
+    const endMs = this.stretches(-Infinity, Infinity).reduce((end, s) => Math.max(end, s.startMs + (s.to - s.from)), minDurationMs);
+    return Math.ceil((endMs / 1000) * sampleRate);
+  }
+
+  /** Samples [first, first + length) of render(), the same values: a long timeline can be written piece by piece. */
+  renderRange(sampleRate: number, first: number, length: number): Float32Array {
+    const out = new Float32Array(length);
+    for (const s of this.stretches(-Infinity, Infinity)) this.mix(out, sampleRate, 0, s, false, first);
+    this.applyGain(out, sampleRate, 0, first);
     return out;
   }
 
