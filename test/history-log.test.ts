@@ -142,6 +142,21 @@ describe('a log cut off mid-line (a crash)', () => {
     ]);
   });
 
+  it('a session file far larger than the app writes is listed but not read; its lines are still counted in pieces', async () => {
+    const big = tempDir('lva-history-big-');
+    copyFileSync(path.join(FIXTURE, FIXTURE_A), path.join(big, FIXTURE_A));
+    const huge = path.join(big, 'session-2026-11-30T09-00-00Z-bbbb.jsonl');
+    const line = `${whole.trimEnd().split('\n')[0]!}\n`;
+    writeFileSync(huge, line.repeat(Math.ceil((17 * 1024 * 1024) / line.length)));
+    const { turns, skipped } = await readLogFiles(await listLogFiles(big));
+    assert.equal(turns.length, 3, 'the other session is read');
+    assert.deepEqual(skipped, [{ file: huge, line: 0, reason: 'the file is 17 MB, more than the app writes (at most 16 MB), so it was not read' }]);
+    const sessions = await new SessionLog(big).list();
+    assert.equal(sessions.find((x) => x.id === '2026-11-30T09-00-00Z-bbbb')?.turns, Math.ceil((17 * 1024 * 1024) / line.length));
+    const r = await runCli('electron/cli/log.ts', ['summary', '--dir', big]);
+    assert.ok(r.stdout.includes(`${huge}: the file is 17 MB`), r.stdout);
+  });
+
   it('npm run log -- summary says which line of which file it skipped', async () => {
     const r = await runCli('electron/cli/log.ts', ['summary', '--dir', dir]);
     assert.equal(r.code, 0, r.stderr);

@@ -36,7 +36,7 @@ async function requireDir(dir: string): Promise<void> {
 
 function skippedLines(skipped: readonly FileSkip[]): string[] {
   if (skipped.length === 0) return [];
-  return [`skipped ${skipped.length} unreadable line${skipped.length === 1 ? '' : 's'}:`, ...skipped.map((s) => `  ${s.file} line ${s.line}: ${s.reason}`)];
+  return [`skipped ${skipped.length} unreadable line${skipped.length === 1 ? '' : 's'}:`, ...skipped.map((s) => `  ${s.file}${s.line > 0 ? ` line ${s.line}` : ''}: ${s.reason}`)];
 }
 
 runCli(async () => {

@@ -3,6 +3,7 @@
  * part passes its size cap. Names, listing and reading; the writer is session-log.ts.
  */
 import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseLogLines, type LoggedTurn, type SkippedLine } from './log-format';
@@ -59,11 +60,21 @@ export interface FileSkip extends SkippedLine {
   file: string;
 }
 
+/**
+ * The largest history file read: the writer starts a new part at 5 MB (plus at most one line), so
+ * anything much larger was not written by the app, and is not held in memory whole.
+ */
+export const MAX_LOG_FILE_BYTES = 16 * 1024 * 1024;
+
 /** The turns of `files` in order, and every line that could not be read, with its file. */
 export async function readLogFiles(files: readonly LogFile[]): Promise<{ turns: LoggedTurn[]; skipped: FileSkip[] }> {
   const turns: LoggedTurn[] = [];
   const skipped: FileSkip[] = [];
   for (const f of files) {
+    if (f.bytes > MAX_LOG_FILE_BYTES) {
+      skipped.push({ file: f.path, line: 0, reason: `the file is ${Math.round(f.bytes / (1024 * 1024))} MB, more than the app writes (at most ${MAX_LOG_FILE_BYTES / (1024 * 1024)} MB), so it was not read` });
+      continue;
+    }
     let text: string;
     try {
       text = await readFile(f.path, 'utf8');
@@ -78,14 +89,15 @@ export async function readLogFiles(files: readonly LogFile[]): Promise<{ turns: 
   return { turns, skipped };
 }
 
-/** Complete lines in a file (each turn is one), counted without parsing them. */
+/** Complete lines in a file (each turn is one), counted without parsing them, a piece at a time. */
 export async function countLines(file: string): Promise<number> {
+  let n = 0;
   try {
-    const bytes = await readFile(file);
-    let n = 0;
-    for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) n++;
+    for await (const piece of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      for (let i = piece.indexOf(10); i !== -1; i = piece.indexOf(10, i + 1)) n++;
+    }
     return n;
   } catch {
-    return 0;
+    return n;
   }
 }
