@@ -155,7 +155,7 @@ describe('talk: user errors give one clear line and a non-zero exit', () => {
     ['--room: longer than 2 s', ['--input', weatherPath, '--models', MODELS, '--room', longIr], /^error: --room: .*hall\.wav is 3\.00 s long; an impulse response may last at most 2 s/],
     ['--cleaned: no such folder', ['--input', weatherPath, '--models', MODELS, '--cleaned', path.join(bad, 'no', 'clean.wav')], /^error: --cleaned: the folder .* does not exist/],
     ['--cleaned: not a .wav', ['--input', weatherPath, '--models', MODELS, '--cleaned', path.join(bad, 'clean.txt')], /^error: --cleaned: ".*clean\.txt" is not a \.wav file name/],
-    ['--cleaned over the input', ['--input', weatherPath, '--models', MODELS, '--cleaned', weatherPath], /^error: --cleaned: .* is also the input or the output/],
+    ['--cleaned over the input', ['--input', weatherPath, '--models', MODELS, '--cleaned', weatherPath], /^error: --cleaned: .* is also the input; give it a name of its own$/],
     ['--activate past the input', ['--input', weatherPath, '--models', MODELS, '--activate', '12'], /--activate: 12 s is not within the input/],
   ];
   for (const [name, args, message] of cases) {

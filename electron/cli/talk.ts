@@ -2,19 +2,18 @@
  * Headless run of the voice pipeline: a WAV file plays the microphone, the assistant's voice goes to
  * a WAV file on the same timeline, and every turn is printed and reported. Same code as the app.
  */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { readWavFile, writeWavFile } from '../audio/wav';
-import { toMono16k } from '../audio/resample';
+import { writeFile } from 'node:fs/promises';
+import { Mono16kFrames, WavReader, WavWriter } from '../audio/wav-stream';
 import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, withoutSecrets, type Settings } from '../settings/schema';
 import { FastForwardClock, RealtimeClock } from '../pipeline/clock';
 import { EchoSimulator, irMs, parseEchoSpec, readImpulseResponse, RoomSimulator, type EchoPath } from '../pipeline/run/echo';
-import { VAD_SAMPLE_RATE } from '../engines/vad';
+import { VAD_SAMPLE_RATE, VAD_WINDOW } from '../engines/vad';
 import type { PipelineEvent } from '../pipeline/events';
 import { TimelineOutput } from '../pipeline/speak/output';
 import type { TurnReport } from '../pipeline/report';
-import { runInput } from '../pipeline/run/run-input';
+import { feedFrames } from '../pipeline/run/feed';
+import type { ModelReport } from '../pipeline/load-engines';
 import { TimerBook } from '../timers/timer-book';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { UserError } from '../errors';
@@ -23,6 +22,7 @@ import { packageVersion } from './app-version';
 import { ALL_MODELS } from '../../native-models/catalog';
 import { HistoryRecorder } from '../history/recorder';
 import { loadEnginesFor } from './engines-for';
+import { checkDistinct, checkOutputFile, prepareLogFolder, writeOutput } from './talk-paths';
 
 const USAGE =
   'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--room IR.wav] [--cleaned CLEAN.wav] [--now HH:MM] [--tail SECONDS] [--log DIR] [--fast] [--quiet]';
@@ -121,39 +121,36 @@ export function formatTurn(r: TurnReport): string {
   ].join('\n');
 }
 
-/** `--cleaned FILE`: refused before any model loads when it could not be written or would overwrite the input or OUT.wav. */
-async function checkCleanedPath(file: string, others: (string | undefined)[]): Promise<void> {
-  if (!/\.wav$/i.test(file)) throw new UserError(`--cleaned: "${file}" is not a .wav file name (example: --cleaned clean.wav)`, 'usage');
-  if (others.some((o) => o !== undefined && path.resolve(o) === path.resolve(file))) {
-    throw new UserError(`--cleaned: ${file} is also the input or the output; give it a name of its own`, 'usage');
-  }
-  const dir = path.dirname(path.resolve(file));
-  const folder = await stat(dir).catch(() => null);
-  if (!folder?.isDirectory()) throw new UserError(`--cleaned: the folder ${dir} does not exist; create it first`, 'usage');
-}
-
-/** The cleaned windows back to back, cut (or padded with silence) to `length` samples: the input's timeline. */
-function joinWindows(windows: Float32Array[], length: number): Float32Array {
-  const out = new Float32Array(length);
-  let at = 0;
-  for (const w of windows) {
-    if (at >= length) break;
-    out.set(w.subarray(0, length - at), at);
-    at += w.length;
-  }
-  return out;
-}
-
 /** `--log DIR`: the app's conversation history, in DIR; the folder is made (or refused) before any model loads. */
 async function talkHistory(dir: string): Promise<HistoryRecorder> {
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (e) {
-    throw new UserError(`--log: cannot use ${dir} as the history folder: ${(e as Error).message}`, 'usage');
-  }
+  await prepareLogFolder(dir);
   // A failed write costs that turn's line, not the run.
   return new HistoryRecorder(dir, { app: await packageVersion(), catalog: ALL_MODELS, onError: (message) => console.error(`warning: ${message}`) });
 }
+
+/** Where the language model runs, as the models line says it. */
+function llmWhere(llm: ModelReport): string {
+  const local = (m: ModelReport) => `${String(m['backend'])}, ${String(m['gpuLayers'])}/${String(m['totalLayers'])} layers on GPU`;
+  if (llm['provider'] !== 'openai-compatible') return local(llm);
+  const fallback = llm['fallback'] as ModelReport | null | undefined;
+  return `on the server at ${withoutUserInfo(llm.dir)}${fallback ? `; local fallback ${fallback.id}, ${local(fallback)}` : ', no local fallback'}`;
+}
+
+/** A server address without a user name or password in it, which a console line should not show. */
+function withoutUserInfo(address: string): string {
+  try {
+    const url = new URL(address);
+    if (!url.username && !url.password) return address;
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return address;
+  }
+}
+
+/** Samples of OUT.wav rendered at a time: 4 MB, whatever the length of the run. */
+const RENDER_PIECE = 1 << 20;
 
 /** What each change of playback says in the log. */
 const PLAYBACK_LINES = {
@@ -206,7 +203,14 @@ async function main(): Promise<void> {
   }
   if (values.room === '') throw new UserError(`--room needs an impulse response WAV file. Usage: ${USAGE}`, 'usage');
   const room = values.room === undefined ? null : await readImpulseResponse(values.room, '--room');
-  if (values.cleaned !== undefined) await checkCleanedPath(values.cleaned, [values.input, values.output]);
+  // Where the results go is checked now, not found wrong after the whole run.
+  checkDistinct([['--input', values.input, 'the input'], ['--output', values.output, 'the output (--output)'], ['--cleaned', values.cleaned, '--cleaned'], ['--report', values.report, '--report']]);
+  if (values.output !== undefined) await checkOutputFile('--output', values.output, 'out.wav');
+  if (values.report !== undefined) await checkOutputFile('--report', values.report, 'report.json');
+  if (values.cleaned !== undefined) {
+    if (!/\.wav$/i.test(values.cleaned)) throw new UserError(`--cleaned: "${values.cleaned}" is not a .wav file name (example: --cleaned clean.wav)`, 'usage');
+    await checkOutputFile('--cleaned', values.cleaned, 'clean.wav');
+  }
   const epochBase = values.now === undefined ? Date.now() : parseNow(values.now);
   const tailMs = values.tail === undefined ? DEFAULT_TAIL_MS : parseTail(values.tail);
   if (values.log === '') throw new UserError(`--log needs a folder. Usage: ${USAGE}`, 'usage');
@@ -214,30 +218,32 @@ async function main(): Promise<void> {
   const loaded: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Simulating the key implies push-to-talk mode; simulating activations, one-shot mode.
   const settings: Settings = ptt ? { ...loaded, mode: 'push-to-talk' } : activations ? { ...loaded, mode: 'one-shot' } : loaded;
-  const audio = await readWavFile(values.input);
-  const samples = toMono16k(audio);
+  // Read as it plays, a second at a time: a recording of hours costs no more memory than one of seconds.
+  const audio = WavReader.open(values.input);
+  const frames = new Mono16kFrames(audio, VAD_WINDOW);
   const late = activations?.find((a) => a >= audio.durationSec * 1000);
   if (late !== undefined) throw new UserError(`--activate: ${late / 1000} s is not within the input (${audio.durationSec.toFixed(2)} s long)`, 'usage');
+  if (values.cleaned !== undefined) WavWriter.check(values.cleaned, audio.durationSec * VAD_SAMPLE_RATE);
 
   const engines = await loadEnginesFor(settings, values.models);
   const log = (line: string) => {
     if (!values.quiet) console.log(line);
   };
-  const llm = engines.models.llm;
   log(
-    `models: vad ${engines.models.vad.id}, stt ${engines.models.stt.id}, llm ${llm.id} (${String(llm['backend'])}, ` +
-      `${String(llm['gpuLayers'])}/${String(llm['totalLayers'])} layers on GPU), tts ${engines.models.tts.id}` +
+    `models: vad ${engines.models.vad.id}, stt ${engines.models.stt.id}, llm ${engines.models.llm.id} (${llmWhere(engines.models.llm)}), tts ${engines.models.tts.id}` +
       (engines.models.turn ? `, turn ${engines.models.turn.id}` : ''),
   );
+  if (values.output) WavWriter.check(values.output, (audio.durationSec + tailMs / 1000) * engines.tts.sampleRate);
   // The end-of-turn model is optional: a broken one is worth a warning, not a failed run.
   if (engines.turnError) console.error(`warning: ${engines.turnError.message} Running without it: silence alone ends each turn.`);
 
   const clock = values.fast ? new FastForwardClock() : new RealtimeClock();
   const output = new TimelineOutput();
   const timers = new TimerBook();
-  // The cleaned microphone, window by window (copied: the canceller may reuse its buffer).
-  const cleaned: Float32Array[] = [];
-  const onCleaned = values.cleaned === undefined ? undefined : (w: Float32Array) => void cleaned.push(w.slice());
+  // As long as the input at 16 kHz (cut or padded at the end), written window by window as the run
+  // goes; encoded at once, so the canceller may reuse its buffer.
+  const cleaned = values.cleaned === undefined ? null : new WavWriter(values.cleaned, VAD_SAMPLE_RATE);
+  const onCleaned = cleaned ? (w: Float32Array) => cleaned.write(w) : undefined;
   const pipeline = new VoicePipeline(engines, output, clock, () => settings, { timers, epochBase, ...(onCleaned ? { onCleaned } : {}) });
   pipeline.events.on((e) => {
     if (e.type === 'turn') void history?.record(e.report, settings, engines.models);
@@ -263,10 +269,10 @@ async function main(): Promise<void> {
     // --room alone is --echo 1:0 through the room.
     const speakers: EchoPath | null = room ? new RoomSimulator(output, room, echo?.gain ?? 1, echo?.delayMs ?? 0) : echo ? new EchoSimulator(output, echo.gain, echo.delayMs) : null;
     if (room) log(`room: ${values.room} (${irMs(room)} ms), gain ${echo?.gain ?? 1}, delay ${echo?.delayMs ?? 0} ms`);
-    await runInput(pipeline, samples, clock, output, {
+    // As runInput does, but from the file as it is read rather than a whole recording in memory.
+    await feedFrames(pipeline, () => frames.next(), clock, output, {
       fast: values.fast,
       // As talk always has: a turn still open when the silence tail runs out (maxTailMs) stays unreported.
-      endTurn: false,
       wakeWithinMs: tailMs,
       recordInto: (frame, startMs) => speakers?.mixInto(frame, startMs),
       beforeFrame: (_frame, startMs) => {
@@ -280,7 +286,14 @@ async function main(): Promise<void> {
         if (down !== held) pipeline.pushToTalk((held = down));
       },
     });
+    await pipeline.drain();
+    // drain only waits for the replies to be produced: this reports the turns that are now complete.
+    pipeline.settle();
+  } catch (e) {
+    cleaned?.abort();
+    throw e;
   } finally {
+    audio.close();
     await engines.dispose();
     await history?.flush();
   }
@@ -288,10 +301,20 @@ async function main(): Promise<void> {
   if (values.output) {
     const rate = engines.tts.sampleRate;
     // The input's length, or longer when an answer or a timer's notice played on after it.
-    const lengthMs = Math.max(audio.durationSec * 1000, Number.isFinite(output.endMs) ? output.endMs : 0);
-    await writeWavFile(values.output, output.render(rate, lengthMs), rate);
+    const length = output.renderLength(rate, Math.max(audio.durationSec * 1000, Number.isFinite(output.endMs) ? output.endMs : 0));
+    await writeOutput('--output', values.output, () => {
+      // Rendered and written a piece at a time: mostly silence, it need not all be in memory at once.
+      const out = new WavWriter(values.output!, rate, length);
+      try {
+        for (let at = 0; at < length; at += RENDER_PIECE) out.write(output.renderRange(rate, at, Math.min(RENDER_PIECE, length - at)));
+        out.close();
+      } catch (e) {
+        out.abort();
+        throw e;
+      }
+    });
   }
-  if (values.cleaned) await writeWavFile(values.cleaned, joinWindows(cleaned, samples.length), VAD_SAMPLE_RATE);
+  if (cleaned) await writeOutput('--cleaned', cleaned.file, () => cleaned.close(frames.samples));
   if (values.report) {
     const report = {
       turns: pipeline.reports,
@@ -301,7 +324,8 @@ async function main(): Promise<void> {
       settings: withoutSecrets(settings),
       input: { file: values.input, durationMs: audio.durationSec * 1000 },
     };
-    await writeFile(values.report, JSON.stringify(report, null, 2) + '\n');
+    const file = values.report;
+    await writeOutput('--report', file, () => writeFile(file, JSON.stringify(report, null, 2) + '\n'));
   }
   if (pipeline.reports.length === 0) log('no turns (no speech was detected)');
 }
