@@ -222,6 +222,13 @@ test('property: a book never saves what its own load refuses (random valid state
   // A small deterministic generator: the same cases every run.
   let seed = 12345;
   const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  // Names as a recognizer might hear them, up to far longer than the file allows.
+  const name = (fallback: string): string | null => {
+    const r = rand();
+    if (r < 0.4) return null;
+    if (r < 0.7) return fallback;
+    return Array.from({ length: Math.floor(rand() * 300) }, () => 'ab cdé\tf'[Math.floor(rand() * 9)]).join('');
+  };
   for (let run = 0; run < 300; run++) {
     const start = run % 3 === 0 ? Number.MAX_SAFE_INTEGER - Math.floor(rand() * 3) : 1 + Math.floor(rand() * 1e6);
     let book = TimerBook.fromJSON({ version: 1, nextId: start, timers: [] });
@@ -229,8 +236,8 @@ test('property: a book never saves what its own load refuses (random valid state
     for (let step = 0; step < 12; step++) {
       now += Math.floor(rand() * 5 * MIN);
       const r = rand();
-      if (r < 0.4) book.startTimer(1 + Math.floor(rand() * 30 * MIN), rand() < 0.5 ? null : 'pasta', now);
-      else if (r < 0.6) book.setAlarm(now + 1 + Math.floor(rand() * 24 * 60 * MIN), now, rand() < 0.5 ? null : 'wake');
+      if (r < 0.4) book.startTimer(1 + Math.floor(rand() * 30 * MIN), name('pasta'), now);
+      else if (r < 0.6) book.setAlarm(now + 1 + Math.floor(rand() * 24 * 60 * MIN), now, name('wake'));
       else if (r < 0.7) book.cancel(now);
       else if (r < 0.8) book.due(now);
       else if (r < 0.9) book.stop(now);
@@ -347,6 +354,8 @@ test('store: a corrupt or invalid file is backed up, with a notice and an empty 
   for (const [content, reason] of [
     ['{"version": 1, "timers": [', /is not valid JSON/],
     ['{"version": 1, "nextId": 1, "timers": [{"id": 7}]}', /is invalid \(Invalid timer data: timers\[0\]\.kind is missing\)/],
+    [`{"version": 1, "nextId": 2, "timers": [{"id": "1", "kind": "timer", "name": "${'n'.repeat(101)}", "durationMs": 1, "setAtMs": 0, "dueAtMs": 1, "firedAtMs": null, "cancelledAtMs": null, "stoppedAtMs": null}]}`, /timers\[0\]\.name must be at most 100 characters, got 101/],
+    [`{"version": 1, "nextId": 1, "timers": [], "pad": "${'x'.repeat(9 * 1024 * 1024)}"}`, /is 9216 kB, far more than timers need \(at most 8192 kB\), so it was not read/],
   ] as const) {
     await writeFile(file, content);
     const { book, notice } = await new TimerStore(dir).load();
@@ -363,7 +372,7 @@ test('store: a corrupt or invalid file is backed up, with a notice and an empty 
     assert.equal(again.notice, null);
   }
   const backups = (await readdir(dir)).filter((f) => f.startsWith('timers.json.corrupt-'));
-  assert.equal(backups.length, 2, 'distinct backups, none overwritten');
+  assert.equal(backups.length, 4, 'distinct backups, none overwritten');
 });
 
 test('store: a folder in the way of the file gives a notice, not a throw', async (t) => {

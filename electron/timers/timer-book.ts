@@ -31,7 +31,7 @@
  *   time it cannot say, nor saves one its own load would refuse.
  */
 
-import { FORMAT_VERSION, isTime, MAX_DATE_MS, parseTimerFile } from './timer-format';
+import { FORMAT_VERSION, isTime, MAX_DATE_MS, MAX_NAME_CHARS, parseTimerFile } from './timer-format';
 
 export type TimerKind = 'timer' | 'alarm';
 
@@ -86,10 +86,10 @@ function normalizeName(name: string): string {
   return name.trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
-/** An empty or blank name means "no name". */
+/** An empty or blank name means "no name"; a longer one than the file allows is cut, so every book can be saved and loaded again. */
 function cleanName(name: string | null | undefined): string | null {
   if (name === null || name === undefined) return null;
-  const trimmed = name.trim().replace(/\s+/g, ' ');
+  const trimmed = name.trim().replace(/\s+/g, ' ').slice(0, MAX_NAME_CHARS).trim();
   return trimmed === '' ? null : trimmed;
 }
 

@@ -9,6 +9,9 @@ import type { Timer } from './timer-book';
 export const FORMAT_VERSION = 1;
 /** The furthest from 1970 a Date can be (ms): beyond it a time cannot be said or shown. */
 export const MAX_DATE_MS = 8.64e15;
+/** Longer than any name a spoken request gives a timer. */
+export const MAX_NAME_CHARS = 100;
+
 const TIMER_KEYS = ['id', 'kind', 'name', 'durationMs', 'setAtMs', 'dueAtMs', 'firedAtMs', 'cancelledAtMs', 'stoppedAtMs'] as const;
 
 /** A time a Date can hold, in epoch ms. */
@@ -45,6 +48,8 @@ export function parseTimerFile(data: unknown): { nextId: number; timers: Timer[]
     ids.add(t.id as string);
     if (t.kind !== 'timer' && t.kind !== 'alarm') fail(`${at}.kind must be "timer" or "alarm", got ${describe(t.kind)}`);
     if (t.name !== null && (typeof t.name !== 'string' || t.name.trim() === '')) fail(`${at}.name must be null or a non-empty string, got ${describe(t.name)}`);
+    // A name is a word or two from a spoken request; a long one would only be spoken back at length.
+    if (typeof t.name === 'string' && t.name.length > MAX_NAME_CHARS) fail(`${at}.name must be at most ${MAX_NAME_CHARS} characters, got ${t.name.length}`);
     if (t.kind === 'timer') {
       if (typeof t.durationMs !== 'number' || !Number.isFinite(t.durationMs) || t.durationMs <= 0) fail(`${at}.durationMs must be a positive number for a timer, got ${describe(t.durationMs)}`);
     } else if (t.durationMs !== null) {

@@ -11,12 +11,14 @@
  */
 import { writeFileAtomic } from '../settings/file';
 import { constants } from 'node:fs';
-import { copyFile, readdir, readFile, unlink } from 'node:fs/promises';
+import { copyFile, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UserError } from '../errors';
 import { TimerBook } from './timer-book';
 
 export const TIMERS_FILE = 'timers.json';
+/** Larger than any file the app writes (at most 100 timers, a few kB), small enough to read whole. */
+export const MAX_TIMERS_FILE_BYTES = 8 * 1024 * 1024;
 
 export class TimerStore {
   readonly filePath: string;
@@ -46,21 +48,26 @@ export class TimerStore {
 
   private async loadNow(): Promise<{ book: TimerBook; notice: string | null }> {
     await removeStaleTemps(this.filePath);
-    let text: string;
+    let text = '';
+    let problem: string | null = null;
     try {
-      text = await readFile(this.filePath, 'utf8');
+      // 100 timers take a few kB; a file far larger was not written by the app and is not read whole.
+      const size = (await stat(this.filePath)).size;
+      if (size > MAX_TIMERS_FILE_BYTES) problem = `is ${Math.round(size / 1024)} kB, far more than timers need (at most ${MAX_TIMERS_FILE_BYTES / 1024} kB), so it was not read`;
+      else text = await readFile(this.filePath, 'utf8');
     } catch (e) {
       if (errnoCode(e) === 'ENOENT') return { book: new TimerBook(), notice: null };
       // Unreadable (permissions, a folder in the way): nothing to back up; the next save reports its own error.
       return { book: new TimerBook(), notice: `Could not read your timers (${this.filePath}: ${(e as Error).message}); starting with none.` };
     }
 
-    let problem: string;
-    try {
-      const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-      return { book: TimerBook.fromJSON(JSON.parse(body)), notice: null };
-    } catch (e) {
-      problem = e instanceof SyntaxError ? `is not valid JSON (${e.message})` : `is invalid (${(e as Error).message})`;
+    if (problem === null) {
+      try {
+        const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+        return { book: TimerBook.fromJSON(JSON.parse(body)), notice: null };
+      } catch (e) {
+        problem = e instanceof SyntaxError ? `is not valid JSON (${e.message})` : `is invalid (${(e as Error).message})`;
+      }
     }
 
     const what = `Your timers file ${this.filePath} ${problem}`;
