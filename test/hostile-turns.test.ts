@@ -1,0 +1,115 @@
+/**
+ * Whole turns against a hostile OpenAI-compatible server (test/hostile-server.ts): `talk` on the real
+ * engines asks each misbehaving mode one question. Every turn must end, soon after the server's
+ * deadlines (4 × turnBudgetMs to the first text with no local model, then the stall limit), with its
+ * answer capped or a message said; memory stays bounded; and the API key is nowhere in stdout,
+ * stderr, the report or the conversation history.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { MODELS_DIR, SPEECH_DIR } from './engine-fixtures';
+import { tempDir } from './helpers';
+import { startHostileServer, type HostileMode, type HostileServer } from './hostile-server';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const KEY = 'sk-Zq7RtW9vKp0123456789abcdefPLMN';
+const TURN_BUDGET_MS = 500;
+const STALL_MS = 1000;
+/** The clip (2.1 s), the tail, the server's deadlines (4 budgets, then the stall), the spoken line, and a loaded machine's slack. */
+const RUN_LIMIT_MS = 60_000;
+const MAX_RSS_MB = 500;
+
+/** What each mode must end with: a capped answer, or the message for what the server did. */
+const EXPECT: Partial<Record<HostileMode, RegExp>> = {
+  'never-ends': /no new text for 1 s/,
+  'keep-alive': /no new text for 1 s \(it went on sending data/,
+  drip: /no new text for 1 s \(it went on sending data/,
+  'long-line': /a line or event longer than 1024 kB/,
+  'huge-chunk': /a line or event longer than 1024 kB/,
+  html: /sent a web page \(HTML\) instead of completions/,
+  'empty-choices': /its answer had no choices/,
+  'tool-calls': /the model asked to call a tool \("get_weather"\)/,
+  'endless-json': /its answer went on past 16 MB/,
+  silent: /sent no answer within 2 s/,
+  'echo-key': /not JSON \("not json, your key was \*\*\*/,
+};
+
+let server: HostileServer;
+let models: string;
+
+before(async () => {
+  server = await startHostileServer();
+  // The stand-in models without a language model: the server answers alone, with no local fallback to hide its faults.
+  models = tempDir('lva-hostile-models-');
+  for (const kind of ['vad', 'stt', 'tts-synthetic', 'turn']) await symlink(path.join(MODELS_DIR, kind), path.join(models, kind));
+});
+
+after(async () => {
+  await server?.close();
+});
+
+interface Run {
+  code: number;
+  out: string;
+  ms: number;
+  rssMb: number;
+  report: string;
+  history: string;
+}
+
+async function talk(mode: HostileMode, maxTokens = 32): Promise<Run> {
+  const dir = tempDir(`lva-hostile-${mode}-`);
+  const settings = path.join(dir, 'settings.json');
+  await writeFile(settings, JSON.stringify({ turnBudgetMs: TURN_BUDGET_MS, llm: { maxTokens, provider: 'openai-compatible', server: { baseUrl: server.url(mode), model: 'm', apiKey: KEY, stallMs: STALL_MS } } }));
+  const rssFile = path.join(dir, 'rss');
+  const history = path.join(dir, 'history');
+  await mkdir(history);
+  const args = ['--import', 'tsx', '--import', path.join(ROOT, 'test/max-rss.ts'), path.join(ROOT, 'electron/cli/talk.ts')];
+  args.push('--input', path.join(SPEECH_DIR, 'weather.wav'), '--models', models, '--settings', settings, '--tail', '1', '--report', path.join(dir, 'report.json'), '--log', history);
+  const t0 = performance.now();
+  const { code, out } = await new Promise<{ code: number; out: string }>((resolve) =>
+    execFile(process.execPath, args, { cwd: ROOT, timeout: RUN_LIMIT_MS * 2, maxBuffer: 32 << 20, env: { ...process.env, LVA_MAX_RSS_FILE: rssFile } }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}\n${stderr}` }),
+    ),
+  );
+  const ms = performance.now() - t0;
+  const rssMb = Number(await readFile(rssFile, 'utf8').catch(() => '0')) / 1024;
+  const report = await readFile(path.join(dir, 'report.json'), 'utf8').catch(() => '');
+  const logs = await readdir(history, { recursive: true });
+  const texts = await Promise.all(logs.map((f) => readFile(path.join(history, f), 'utf8').catch(() => '')));
+  return { code, out, ms, rssMb, report, history: texts.join('\n') };
+}
+
+function keyIn(text: string): boolean {
+  for (let i = 0; i + 8 <= KEY.length; i++) if (text.includes(KEY.slice(i, i + 8))) return true;
+  return false;
+}
+
+describe('whole turns against a hostile server', () => {
+  for (const [mode, expected] of Object.entries(EXPECT) as [HostileMode, RegExp][]) {
+    it(`${mode}: the turn ends with the message, in bounded memory, and the key is nowhere`, async (t) => {
+      const r = await talk(mode);
+      t.diagnostic(`${mode}: ${Math.round(r.ms)} ms, peak ${Math.round(r.rssMb)} MB`);
+      assert.equal(r.code, 0, r.out.slice(-3000));
+      assert.ok(r.ms < RUN_LIMIT_MS, `${Math.round(r.ms)} ms`);
+      assert.ok(r.rssMb > 0 && r.rssMb < MAX_RSS_MB, `peak ${Math.round(r.rssMb)} MB`);
+      const turns = (JSON.parse(r.report) as { turns: { llm: { error: string | null } | null }[] }).turns;
+      assert.equal(turns.length, 1, r.out.slice(-3000));
+      assert.match(turns[0]!.llm?.error ?? '', expected);
+      assert.match(r.out, /! Said: "/, 'the trouble was said aloud');
+      for (const [where, text] of [['output', r.out], ['report', r.report], ['history', r.history]] as const) assert.ok(!keyIn(text), `the key is in the ${where}`);
+    });
+  }
+
+  it('endless-text: the answer stops at llm.maxTokens on the client, and the turn ends', async () => {
+    const r = await talk('endless-text', 16);
+    assert.equal(r.code, 0, r.out.slice(-3000));
+    const turns = (JSON.parse(r.report) as { turns: { assistantText: string; llm: { error: string | null } | null }[] }).turns;
+    assert.equal(turns[0]!.assistantText.trim(), Array(16).fill('word').join(' '));
+    assert.equal(turns[0]!.llm?.error, null);
+    assert.ok(r.rssMb < MAX_RSS_MB, `peak ${Math.round(r.rssMb)} MB`);
+  });
+});
