@@ -3,6 +3,7 @@
  * electron/engines/hardware.ts (or a test).
  */
 import { DEFAULT_CATALOG } from './catalog';
+import { downloadSizeText, memoryText } from './sizes';
 import type { ModelEntry } from './types';
 
 export interface Hardware {
@@ -29,8 +30,9 @@ const UNIFIED_GPU_SHARE = 0.65;
 /** ...and the system, the app and the speech models live in the same memory. */
 const UNIFIED_RESERVED_MIB = 2048;
 
-function gib(mib: number): string {
-  return `${(mib / 1024).toFixed(mib < 10240 ? 1 : 0)} GB`;
+/** A model as the reason names it: its download (the figure every other view shows) and, labelled, its memory need. */
+function sized(e: ModelEntry): string {
+  return `${downloadSizeText(e)} to download, about ${memoryText(e.memoryMiB!)} of memory with its context`;
 }
 
 export function recommendLlm(hw: Hardware, catalog: readonly ModelEntry[] = DEFAULT_CATALOG): Recommendation {
@@ -41,19 +43,19 @@ export function recommendLlm(hw: Hardware, catalog: readonly ModelEntry[] = DEFA
   const gpu = hw.gpuNames[0] ?? 'the GPU';
 
   if (hw.backend === 'cpu') {
-    return pick(smallest, `No usable GPU was found, so the language model runs on the CPU: the smallest model (${gib(smallest.memoryMiB!)}) keeps answers quick.`);
+    return pick(smallest, `No usable GPU was found, so the language model runs on the CPU: the smallest model (${sized(smallest)}) keeps answers quick.`);
   }
   const budget = hw.unifiedMemory ? hw.ramMiB * UNIFIED_GPU_SHARE - UNIFIED_RESERVED_MIB : (hw.vramMiB ?? 0) * VRAM_HEADROOM;
   const fits = llms.filter((e) => e.memoryMiB! <= budget);
   const best = fits[fits.length - 1];
-  const memory = hw.unifiedMemory ? `${gib(hw.ramMiB)} of memory shared with ${gpu}` : `${gib(hw.vramMiB ?? 0)} on ${gpu}`;
+  const memory = hw.unifiedMemory ? `${memoryText(hw.ramMiB)} of memory shared with ${gpu}` : `${memoryText(hw.vramMiB ?? 0)} on ${gpu}`;
   if (!best) {
-    return pick(smallest, `${gpu} (${hw.backend}) has ${memory}, less than even the smallest model needs (${gib(smallest.memoryMiB!)}): it is offered, and runs partly on the CPU.`);
+    return pick(smallest, `${gpu} (${hw.backend}) has ${memory}, less than even the smallest model needs (${memoryText(smallest.memoryMiB!)} of memory; ${downloadSizeText(smallest)} to download): it is offered, and runs partly on the CPU.`);
   }
   const larger = llms.find((e) => e.memoryMiB! > best.memoryMiB!);
   return pick(
     best,
-    `${memory} (${hw.backend}) fits this model (about ${gib(best.memoryMiB!)} with its context)` +
-      (larger ? `; the next size up needs about ${gib(larger.memoryMiB!)}.` : ', the largest in the catalog.'),
+    `${memory} (${hw.backend}) fits this model (${sized(best)})` +
+      (larger ? `; the next size up needs about ${memoryText(larger.memoryMiB!)} of memory.` : ', the largest in the catalog.'),
   );
 }

@@ -37,17 +37,6 @@ export function modelDir(root: string, entry: ModelEntry): string {
   return path.join(root, entry.dir ?? entry.id);
 }
 
-/** What downloading the model takes (its archive, or all its files); null when the catalog does not know. */
-export function downloadBytes(entry: ModelEntry): number | null {
-  if (entry.archive) return entry.archive.bytes ?? null;
-  let sum = 0;
-  for (const f of entry.files) {
-    if (f.bytes === undefined) return null;
-    sum += f.bytes;
-  }
-  return sum;
-}
-
 /** Download leftovers (ours, browsers', ipull's); such a file is never the model itself. */
 const TEMP_SUFFIXES = ['.partial', '.part', '.tmp', '.temp', '.download', '.crdownload', '.ipull'];
 
@@ -224,6 +213,20 @@ function outcome(entry: ModelEntry, probes: Probe[]): ResolvedModel | UserError 
   const corrupt = probes.find((p) => p.status === 'corrupt');
   if (corrupt) return corruptError(entry, corrupt);
   return missingError(entry, probes);
+}
+
+/**
+ * Where a model stands in one models folder, as `models list` and `verify` both report it:
+ * installed (every file, right sizes), damaged (a file of the wrong size), unfinished (a download
+ * leftover and no complete copy) or missing. Sizes only, as for resolveModel; `verify` adds sha256.
+ */
+export type ModelState = 'installed' | 'damaged' | 'unfinished' | 'missing';
+
+export async function modelState(entry: ModelEntry, root: string): Promise<ModelState> {
+  const p = await probe(entry, path.resolve(root));
+  if (p.status === 'ok') return 'installed';
+  if (p.status === 'corrupt') return 'damaged';
+  return p.leftover ? 'unfinished' : 'missing';
 }
 
 /** The first root whose model folder has every file (with the right size) wins. */

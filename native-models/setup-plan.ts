@@ -4,9 +4,9 @@
  * the hardware (recommend.ts). Optional kinds (the end-of-turn model) are offered along with the
  * others, but never make a plan on their own: the assistant starts without them.
  */
-import { formatBytes } from './progress-bar';
 import { recommendLlm, type Hardware, type Recommendation } from './recommend';
-import { downloadBytes, installedModels } from './resolver';
+import { installedModels } from './resolver';
+import { downloadBytes, downloadSizeText } from './sizes';
 import { isOptionalKind, OPTIONAL_KINDS, REQUIRED_KINDS, type ModelEntry, type ModelKind } from './types';
 
 export interface PlannedModel {
@@ -37,9 +37,8 @@ export const WITHOUT_OPTIONAL: Partial<Record<ModelKind, string>> = { turn: 'tur
 /** One line for an optional kind with nothing installed: what that means, and the command that gets it. */
 export function optionalMissingLine(kind: ModelKind, catalog: readonly ModelEntry[]): string {
   const entry = catalog.find((e) => e.kind === kind && downloadable(e));
-  const size = entry && downloadBytes(entry);
   const get = entry
-    ? ` To get it: \`npm run models -- fetch ${entry.id}\`${size ? ` (${formatBytes(size)})` : ''}, then restart the assistant.`
+    ? ` To get it: \`npm run models -- fetch ${entry.id}\`${downloadBytes(entry) ? ` (${downloadSizeText(entry)})` : ''}, then restart the assistant.`
     : '';
   return `No ${kind === 'turn' ? 'end-of-turn' : kind} model is installed: ${WITHOUT_OPTIONAL[kind] ?? 'the assistant works without it'}.${get}`;
 }
@@ -68,6 +67,31 @@ function downloadable(e: ModelEntry): boolean {
 }
 
 /**
+ * The model this machine gets for a kind with nothing installed: the catalog's first downloadable
+ * one, except the LLM, whose size suits the hardware (asked only when there is a size to choose).
+ */
+async function chooseForKind(
+  catalog: readonly ModelEntry[],
+  kind: ModelKind,
+  hardware: () => Promise<Hardware>,
+): Promise<{ entry: ModelEntry | undefined; recommendation?: Recommendation }> {
+  const candidates = catalog.filter((e) => e.kind === kind && downloadable(e));
+  if (kind !== 'llm' || candidates.filter((e) => e.memoryMiB !== undefined).length <= 1) return { entry: candidates[0] };
+  const recommendation = recommendLlm(await hardware(), candidates);
+  return { entry: candidates.find((e) => e.id === recommendation.id) ?? candidates[0], recommendation };
+}
+
+/** The defaults for this machine, one id per kind: what `models fetch` and the first-run screen get where nothing is installed. */
+export async function machineDefaults(catalog: readonly ModelEntry[], hardware: () => Promise<Hardware>): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const kind of [...REQUIRED_KINDS, ...OPTIONAL_KINDS]) {
+    const { entry } = await chooseForKind(catalog, kind, hardware);
+    if (entry) ids.add(entry.id);
+  }
+  return ids;
+}
+
+/**
  * The plan, or null when every required kind already has a model installed (with `optionalAlone`, as
  * `models fetch` asks: null only when every kind, optional ones too, has one).
  */
@@ -86,13 +110,9 @@ export async function planSetup(
   let recommendation: Recommendation | null = null;
   const models: PlannedModel[] = [];
   for (const kind of missing) {
-    const candidates = catalog.filter((e) => e.kind === kind && downloadable(e));
-    let entry = candidates[0];
-    if (kind === 'llm' && candidates.filter((e) => e.memoryMiB !== undefined).length > 1) {
-      const rec = recommendLlm(await hardware(), candidates);
-      recommendation = rec;
-      entry = candidates.find((e) => e.id === rec.id) ?? entry;
-    }
+    const choice = await chooseForKind(catalog, kind, hardware);
+    recommendation = choice.recommendation ?? recommendation;
+    const entry = choice.entry;
     if (!entry) {
       // A catalog (a mirror, a test) may leave an optional kind out.
       if (isOptionalKind(kind)) continue;

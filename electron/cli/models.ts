@@ -8,31 +8,34 @@ import path from 'node:path';
 import { ALL_MODELS, DEFAULT_CATALOG } from '../../native-models/catalog';
 import { loadCatalogFile } from '../../native-models/catalog-file';
 import { lockCatalog } from '../../native-models/catalog-lock';
-import { fetchModel, verifyModel, type FileProgress } from '../../native-models/downloader';
-import { formatBytes, progressLine } from '../../native-models/progress-bar';
+import { fetchModel, type FileProgress } from '../../native-models/downloader';
+import { progressLine } from '../../native-models/progress-bar';
 import { recommendLlm } from '../../native-models/recommend';
-import { BUNDLED_MODELS_DIR, defaultUserModelsDir, downloadBytes, resolveModel, searchOrder } from '../../native-models/resolver';
+import { BUNDLED_MODELS_DIR, defaultUserModelsDir, resolveModel, searchOrder } from '../../native-models/resolver';
 import { alternativeFor, isReplaceableDownloadError, planSetup } from '../../native-models/setup-plan';
+import { bytesOrUnknown, downloadSizeText } from '../../native-models/sizes';
 import { checkModel, failureLine } from '../model-check/check';
 import type { ModelEntry } from '../../native-models/types';
 import { isUserError, UserError } from '../errors';
 import { parseCli, runCli } from './args';
+import { listedModels, listLines, verifyInstalled } from './models-list';
 
-const USAGE = 'npm run models -- list [--json] | fetch [ID...] | verify [--load] [ID...] | recommend [--json] | lock [ID...] [--write]   [--dir DIR] [--catalog FILE]';
+const USAGE = 'npm run models -- list [--all] [--json] | fetch [ID...] | verify [--load] [ID...] | recommend [--json] | lock [ID...] [--write]   [--dir DIR] [--catalog FILE]';
 
 const TURN_DEFAULT = DEFAULT_CATALOG.find((e) => e.kind === 'turn');
-const TURN_SIZE = TURN_DEFAULT ? formatBytes(downloadBytes(TURN_DEFAULT) ?? 0) : 'small';
+const TURN_SIZE = TURN_DEFAULT ? downloadSizeText(TURN_DEFAULT) : 'small';
 
 const HELP = `The model catalog from a terminal.
 
 Usage: ${USAGE}
 
-  list [--json]            the catalog: kind, size, licence, installed or not (--json: every file's url, bytes, sha256)
+  list [--all] [--json]    the catalog: installed, damaged, unfinished or missing; download size; licence; * marks
+                           this machine's defaults (--all: the test models too; --json: every file's url, bytes, sha256)
   fetch                    download what this machine is missing: the set the app's first-run screen chooses,
                            with the optional end-of-turn model (${TURN_SIZE}; without it, silence alone ends a turn)
   fetch ID...              download these models; resumable, size and sha256 checked
                            (every fetched model is then loaded and run once to prove it works)
-  verify [ID...]           check sizes and sha256 of what is installed
+  verify [ID...]           check sizes and sha256 of what is installed (every model \`list\` does not call missing)
   verify --load [ID...]    also load each model in its engine and run it once
   recommend [--json]       which language model suits this machine, and why
   lock [ID...] [--write]   maintainers: download each model (default: all) to a temporary folder, measure
@@ -42,26 +45,6 @@ Usage: ${USAGE}
   --dir DIR                the models folder (default: ${defaultUserModelsDir()})
   --catalog FILE           a catalog JSON in the same schema
   -h, --help               this help`;
-
-export interface ListedModel {
-  id: string;
-  kind: string;
-  name: string;
-  licence: string;
-  installed: boolean;
-  bytes: number | null;
-  files: { name: string; url: string | null; bytes: number | null; sha256: string | null }[];
-  archive?: { url: string; bytes: number | null; sha256: string | null };
-}
-
-async function installed(e: ModelEntry, dir: string): Promise<boolean> {
-  try {
-    await resolveModel(e, [dir]);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A bar on a terminal (redrawn in place); on a pipe or log, a line at each tenth and at each phase. */
 function progressPrinter(): (p: FileProgress) => void {
@@ -87,8 +70,8 @@ async function planForThisMachine(catalog: readonly ModelEntry[], dir: string): 
   const plan = await planSetup(catalog, searchOrder({ user: dir, bundled: BUNDLED_MODELS_DIR }), detectHardware, { optionalAlone: true });
   if (!plan) return [];
   console.log(`To fetch into ${dir}:`);
-  for (const m of plan.models) console.log(`  ${m.kind.padEnd(4)}  ${(m.bytes === null ? 'size ?' : formatBytes(m.bytes)).padStart(9)}  ${m.id}  (${m.licence})${m.optional ? '  optional' : ''}`);
-  console.log(`  total ${plan.totalBytes === null ? 'unknown (a size is not in the catalog)' : formatBytes(plan.totalBytes)}`);
+  for (const m of plan.models) console.log(`  ${m.kind.padEnd(4)}  ${bytesOrUnknown(m.bytes).padStart(12)}  ${m.id}  (${m.licence})${m.optional ? '  optional' : ''}`);
+  console.log(`  total ${bytesOrUnknown(plan.totalBytes)}`);
   if (plan.recommendation) console.log(`  language model: ${plan.recommendation.reason}`);
   return plan.models.map((m) => catalog.find((e) => e.id === m.id)!);
 }
@@ -124,7 +107,7 @@ async function loadCheck(entries: readonly ModelEntry[], dir: string): Promise<v
 runCli(async () => {
   const { values, positionals } = parseCli(
     process.argv.slice(2),
-    { json: { type: 'boolean', default: false }, load: { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, dir: { type: 'string' }, catalog: { type: 'string' } },
+    { all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, load: { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, dir: { type: 'string' }, catalog: { type: 'string' } },
     USAGE,
     HELP,
   );
@@ -139,28 +122,11 @@ runCli(async () => {
 
   switch (command) {
     case 'list': {
-      const rows: ListedModel[] = [];
-      for (const e of catalog) {
-        rows.push({
-          id: e.id,
-          kind: e.kind,
-          name: e.name,
-          licence: e.licence,
-          installed: await installed(e, dir),
-          bytes: downloadBytes(e),
-          files: e.files.map((f) => ({ name: f.name, url: f.url ?? null, bytes: f.bytes ?? null, sha256: f.sha256 ?? null })),
-          ...(e.archive ? { archive: { url: e.archive.url, bytes: e.archive.bytes ?? null, sha256: e.archive.sha256 ?? null } } : {}),
-        });
-      }
-      if (values.json) {
-        console.log(JSON.stringify(rows, null, 2));
-        return;
-      }
-      console.log(`models folder: ${dir}`);
-      for (const r of rows) {
-        const size = r.bytes === null ? '   size ?' : formatBytes(r.bytes).padStart(9);
-        console.log(`${r.installed ? 'installed' : '         '}  ${r.kind.padEnd(4)}  ${size}  ${r.id}  (${r.licence})`);
-      }
+      const { detectHardware } = await import('../engines/hardware');
+      const rows = await listedModels(catalog, dir, detectHardware);
+      const shown = rows.filter((r) => values.all || !r.test);
+      if (values.json) console.log(JSON.stringify(shown, null, 2));
+      else for (const line of listLines(rows, dir, values.all)) console.log(line);
       return;
     }
     case 'fetch': {
@@ -183,20 +149,7 @@ runCli(async () => {
       return;
     }
     case 'verify': {
-      const entries = ids.length ? ids.map(find) : catalog.filter((e) => !e.local);
-      let bad = 0;
-      let checked = 0;
-      const verified: ModelEntry[] = [];
-      for (const e of entries) {
-        if (!ids.length && !(await installed(e, dir))) continue;
-        checked++;
-        const r = await verifyModel(e, dir);
-        console.log(`${r.ok ? 'ok     ' : 'FAILED '} ${e.id}${r.ok ? '' : `: ${r.problems.join('; ')}`}`);
-        if (r.ok) verified.push(e);
-        else bad++;
-      }
-      if (checked === 0) console.log(`No catalog model is installed in ${dir}.`);
-      if (bad) throw new UserError(`${bad} model(s) failed verification; fetch them again with \`npm run models -- fetch ID\`.`, 'verify-failed');
+      const verified = await verifyInstalled(ids.length ? ids.map(find) : catalog, dir, ids.length > 0, (l) => console.log(l));
       if (values.load) await loadCheck(verified, dir);
       return;
     }

@@ -5,6 +5,7 @@
 import { api } from '../api/current';
 import type { FileProgress, ModelCheckStatus } from '../../electron/ipc-contract';
 import { formatBytes, formatSeconds } from '../../native-models/progress-bar';
+import { bytesOrUnknown } from '../../native-models/sizes';
 import { plannedKindLabel } from '../model/labels';
 import { useUi } from '../store';
 
@@ -52,7 +53,7 @@ export function FirstRun() {
               <div className="download-head">
                 <span className="model-kind">{plannedKindLabel(m.kind, m.optional)}</span>
                 <span className="model-name">{m.name}</span>
-                <span className="size">{m.bytes === null ? 'size unknown' : formatBytes(m.bytes)}</span>
+                <span className="size">{bytesOrUnknown(m.bytes)}</span>
               </div>
               <progress max={total || 1} value={done ? total || 1 : Math.min(received, total || 1)} aria-label={`Download of ${m.name}`} />
               <div className="download-meta">
@@ -80,7 +81,7 @@ export function FirstRun() {
           </button>
         ) : (
           <button type="button" className="primary" data-testid="download-models" onClick={() => api().send({ type: 'download-models' })}>
-            {setup.state === 'waiting' ? 'Download' : 'Resume download'} {setup.totalBytes !== null ? `(${formatBytes(setup.totalBytes)})` : ''}
+            {setup.state === 'waiting' ? 'Download' : 'Resume download'} {setup.totalBytes !== null ? `(${bytesOrUnknown(setup.totalBytes)})` : ''}
           </button>
         )}
         {setup.state === 'cancelled' && <span className="hint">Cancelled. What was downloaded is kept; resuming continues from there.</span>}
