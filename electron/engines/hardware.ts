@@ -7,12 +7,9 @@ const MiB = 1024 * 1024;
 
 export async function detectHardware(): Promise<Hardware> {
   const ramMiB = Math.round(os.totalmem() / MiB);
+  // The backend the engine will use: shared, so asking costs nothing when the model loads next.
   const { llama } = await pickBackend('auto');
-  try {
-    if (llama.gpu === false) return { backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB };
-    const [names, vram] = await Promise.all([llama.getGpuDeviceNames(), llama.getVramState()]);
-    return { backend: llama.gpu, gpuNames: names, vramMiB: Math.round(vram.total / MiB), unifiedMemory: vram.unifiedSize > 0, ramMiB };
-  } finally {
-    await llama.dispose();
-  }
+  if (llama.gpu === false) return { backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB };
+  const [names, vram] = await Promise.all([llama.getGpuDeviceNames(), llama.getVramState()]);
+  return { backend: llama.gpu, gpuNames: names, vramMiB: Math.round(vram.total / MiB), unifiedMemory: vram.unifiedSize > 0, ramMiB };
 }

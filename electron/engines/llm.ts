@@ -26,7 +26,25 @@ function autoThreads(): number {
 /** Vulkan drivers that are the CPU in disguise: slower than llama.cpp's own CPU backend. */
 const SOFTWARE_GPU = /llvmpipe|lavapipe|softpipe|swiftshader|microsoft basic render/i;
 
-export async function pickBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; skipped?: string }> {
+/**
+ * One llama.cpp backend per `gpu` choice for the whole process: starting one costs seconds (its
+ * binaries are loaded and probed), and every models reload (a settings change) would pay it again.
+ * Models and contexts are loaded and freed per engine; the backend is shared and never disposed.
+ */
+const backends = new Map<LlmOptions['gpu'], Promise<{ llama: Llama; skipped?: string }>>();
+
+export function pickBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; skipped?: string }> {
+  let backend = backends.get(gpu);
+  if (!backend) {
+    backend = startBackend(gpu);
+    backends.set(gpu, backend);
+    // A failure is not kept: the next load tries again (a driver installed meanwhile, say).
+    backend.catch(() => backends.delete(gpu));
+  }
+  return backend;
+}
+
+async function startBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; skipped?: string }> {
   const common = { build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false } as const;
   if (gpu === 'cpu') return { llama: await getLlama({ ...common, gpu: false }) };
   const llama = await getLlama({ ...common, gpu });
@@ -54,7 +72,6 @@ export class LlamaEngine implements LanguageModel {
   private readonly session: LlamaChatSession;
 
   private constructor(
-    private readonly llama: Llama,
     private readonly model: LlamaModel,
     private readonly context: LlamaContext,
     opts: LlmOptions,
@@ -84,7 +101,6 @@ export class LlamaEngine implements LanguageModel {
     try {
       model = await llama.loadModel({ modelPath, gpuLayers: opts.gpuLayers });
     } catch (e) {
-      await llama.dispose();
       throw new UserError(
         `Could not load the language model '${resolved.entry.id}' from ${modelPath}: ${(e as Error).message}. ` +
           `Re-download it with: npm run models -- fetch ${resolved.entry.id}`,
@@ -105,7 +121,7 @@ export class LlamaEngine implements LanguageModel {
       loadMs: performance.now() - t0,
       warmUpMs: 0,
     };
-    const engine = new LlamaEngine(llama, model, context, opts, info);
+    const engine = new LlamaEngine(model, context, opts, info);
     await engine.warmUp();
     return engine;
   }
@@ -148,6 +164,6 @@ export class LlamaEngine implements LanguageModel {
     this.session.dispose();
     await this.context.dispose();
     await this.model.dispose();
-    await this.llama.dispose();
+    // The backend is shared by every engine of this process (pickBackend).
   }
 }
