@@ -1,7 +1,7 @@
 /**
  * The conversation history's summary: a hand-written log of six turns over two sessions (one
  * settings change, one model change) gives exactly the figures worked out by hand, in code and from
- * `npm run log -- summary`. Also: per-turn stages follow bench's inclusion rules, and the settings
+ * `npm run log -- summary`. Also: per-turn stages are the turn's figures, as bench has them, and the settings
  * hash ignores key order and secrets.
  */
 import assert from 'node:assert/strict';
@@ -41,15 +41,16 @@ describe('the history summary of a fixture log', () => {
     assert.equal(s.from, '2026-11-30T08:00:10.000Z');
     assert.equal(s.to, '2026-12-01T09:02:00.000Z');
     assert.deepEqual(s.stages, {
-      endpointMs: d(5, 250, 350), // push-to-talk has no endpoint: 180 200 250 300 350
+      // Every turn's value is the one its waterfall shows (electron/report/turn-figures.ts).
+      endpointMs: d(6, 200, 350), // 30 (push-to-talk: the key) 180 200 250 300 350
       sttMs: d(6, 30, 60), // 20 25 30 40 50 60
-      llmTtftMs: d(2, 150, 300), // a used prepared answer and local commands have none
-      ttsFirstAudioMs: d(4, 20, 60), // 15 20 50 60
+      llmTtftMs: d(2, 150, 300), // local commands and the empty turn have none
+      ttsFirstAudioMs: d(5, 20, 60), // no synthesis time logged: clause to audio, 0 15 20 50 60
       voiceToVoiceMs: d(5, 400, 900), // 230 300 400 600 900 (the empty turn had no answer)
-      overheadMs: d(4, 5, 12), // 4 5 8 12
+      overheadMs: d(5, 0, 20), // what no stage covers up to the first audio: 0 0 0 20 20
       bargeInMs: d(1, 120, 120),
-      afterEndMs: { prepared: d(1, 50, 50), unprepared: d(4, 100, 880) }, // 45 100 400 880
-      preparedLeadMs: d(1, 120, 120),
+      afterEndMs: { prepared: d(1, 50, 50), unprepared: d(4, 100, 870) }, // 50 100 400 870 (from the logged reports)
+      preparedLeadMs: none, // the prepared turn's report has no lead logged
     });
     assert.deepEqual(s.rates, { interruption: 1 / 6, holdingPhrase: 1 / 6, emptyTranscript: 1 / 4, localCommand: 2 / 6 });
     // "You are welcome." "The capital of France is Paris." "Timer set for five minutes."; the two turns without texts and the empty answer are left out.
@@ -61,15 +62,15 @@ describe('the history summary of a fixture log', () => {
         session: A,
         what: ['settings a1a1a1a1a1a1 → b2b2b2b2b2b2'],
         before: { turns: 2, voiceToVoiceMs: d(2, 400, 600), endpointMs: d(2, 200, 300), sttMs: d(2, 40, 50), llmTtftMs: d(1, 150, 150), ttsFirstAudioMs: d(2, 20, 60), interruption: 0.5 },
-        after: { turns: 1, voiceToVoiceMs: d(1, 300, 300), endpointMs: d(1, 250, 250), sttMs: d(1, 30, 30), llmTtftMs: none, ttsFirstAudioMs: none, interruption: 0 },
+        after: { turns: 1, voiceToVoiceMs: d(1, 300, 300), endpointMs: d(1, 250, 250), sttMs: d(1, 30, 30), llmTtftMs: none, ttsFirstAudioMs: d(1, 0, 0), interruption: 0 },
       },
       {
         at: '2026-12-01T09:00:10.000Z',
         turn: 3,
         session: B,
         what: ['llm: qwen-small@11111111 → qwen-large@22222222'],
-        before: { turns: 1, voiceToVoiceMs: d(1, 300, 300), endpointMs: d(1, 250, 250), sttMs: d(1, 30, 30), llmTtftMs: none, ttsFirstAudioMs: none, interruption: 0 },
-        after: { turns: 3, voiceToVoiceMs: d(2, 230, 900), endpointMs: d(2, 180, 350), sttMs: d(3, 25, 60), llmTtftMs: d(1, 300, 300), ttsFirstAudioMs: d(2, 15, 50), interruption: 0 },
+        before: { turns: 1, voiceToVoiceMs: d(1, 300, 300), endpointMs: d(1, 250, 250), sttMs: d(1, 30, 30), llmTtftMs: none, ttsFirstAudioMs: d(1, 0, 0), interruption: 0 },
+        after: { turns: 3, voiceToVoiceMs: d(2, 230, 900), endpointMs: d(3, 180, 350), sttMs: d(3, 25, 60), llmTtftMs: d(1, 300, 300), ttsFirstAudioMs: d(2, 15, 50), interruption: 0 },
       },
     ]);
   });
@@ -123,13 +124,14 @@ describe('the history summary of a fixture log', () => {
 });
 
 describe('per-turn stages (shared with npm run bench)', () => {
-  it('follow bench: endpoint only after a pause, engine stages only when no prepared answer was used', () => {
+  it("are the turn's figures: the LLM and TTS stages their own lengths, a prepared answer's too", () => {
     assert.deepEqual(turnStages(sampleReport({})), {
-      endpointMs: 600, sttMs: 50, llmTtftMs: 150, ttsFirstAudioMs: 50, voiceToVoiceMs: 900, overheadMs: 25, bargeInMs: null, afterEndMs: { prepared: null, unprepared: 300 }, preparedLeadMs: null,
+      endpointMs: 600, sttMs: 50, llmTtftMs: 150, ttsFirstAudioMs: 45, voiceToVoiceMs: 900, overheadMs: 5, bargeInMs: null, afterEndMs: { prepared: null, unprepared: 300 }, preparedLeadMs: null,
     });
     const used = turnStages(sampleReport({ prepared: 'used', preparedLeadMs: 80, endReason: 'push-to-talk', bargeIn: { detectedMs: 2500, playbackStoppedMs: 2520.04, speechStartMs: 2300 } }));
     assert.deepEqual(used, {
-      endpointMs: null, sttMs: 50, llmTtftMs: null, ttsFirstAudioMs: null, voiceToVoiceMs: 900, overheadMs: null, bargeInMs: 220, afterEndMs: { prepared: 300, unprepared: null }, preparedLeadMs: 80,
+      // The prepared LLM began 80 ms before the end of turn (1520) and wrote its first token at 1800.
+      endpointMs: 600, sttMs: 50, llmTtftMs: 280, ttsFirstAudioMs: 45, voiceToVoiceMs: 900, overheadMs: 5, bargeInMs: 220, afterEndMs: { prepared: 300, unprepared: null }, preparedLeadMs: 80,
     });
     assert.deepEqual(stageDistributions([used]).bargeInMs, d(1, 220, 220));
   });

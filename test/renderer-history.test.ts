@@ -83,35 +83,45 @@ describe('History tab helpers', () => {
     assert.deepEqual(turnBadges(logged(report({}, { llm: null }))), []);
   });
 
-  it("a turn's bar: the waterfall's stages as widths on the session's scale", () => {
+  it("a turn's bar: the waterfall's stages where they ran, on the session's round axis", () => {
     const t = logged(report());
-    const scale = barScale([t]);
-    assert.equal(scale, 1000, 'a 730 ms turn fits a 1 s scale');
-    const bar = turnBar(t, scale);
+    const axis = barScale([t]);
+    assert.deepEqual(axis, { fromMs: 0, toMs: 800 }, 'a 730 ms turn fits a round 800 ms axis');
+    const bar = turnBar(t, axis);
     assert.deepEqual(
-      bar.segments.map((s) => [s.key, s.durationMs, Math.round(s.widthPct * 10) / 10]),
+      bar.segments.map((s) => [s.key, s.durationMs, Math.round(s.leftPct * 10) / 10, Math.round(s.widthPct * 10) / 10]),
       [
-        ['endpoint', 600, 60],
-        ['stt', 10, 1],
-        ['llm', 40, 4],
-        ['clause', 50, 5],
-        ['tts', 30, 3],
+        ['endpoint', 600, 0, 75],
+        ['stt', 10, 75, 1.3],
+        ['llm', 40, 76.3, 5],
+        ['clause', 50, 81.3, 6.3],
+        // The first clause's synthesis (20 ms), not the 30 ms from the clause to its audio playing.
+        ['tts', 20, 87.5, 2.5],
       ],
     );
     assert.equal(bar.totalMs, 730);
+    assert.equal(bar.zeroPct, 0);
     assert.equal(bar.complete, true);
     assert.match(bar.description, /^Endpoint wait 600 ms, Speech to text 10 ms, .*; voice to voice 730 ms$/);
     // A command turn has the command stage; a turn without audio stops where it stopped.
-    const cmd = turnBar(logged(report({ llmFirstTokenMs: null, firstClauseMs: 1640, firstAudioMs: 1700 }, { command: { name: 'time.now', slots: {} }, llmUsed: false, llm: null })), 1000);
+    const cmd = turnBar(logged(report({ llmFirstTokenMs: null, firstClauseMs: 1640, firstAudioMs: 1700 }, { command: { name: 'time.now', slots: {} }, llmUsed: false, llm: null })), axis);
     assert.deepEqual(cmd.segments.map((s) => s.key), ['endpoint', 'stt', 'command', 'tts']);
-    const cut = turnBar(logged(report({ firstAudioMs: null }, { error: 'TTS failed' })), 1000);
+    const cut = turnBar(logged(report({ firstAudioMs: null }, { error: 'TTS failed' })), axis);
     assert.equal(cut.complete, false);
     assert.equal(cut.totalMs, null);
     assert.match(cut.description, /voice to voice —.*no answer audio/);
-    // A turn longer than the scale never draws past the bar's end.
-    const sum = turnBar(t, 100).segments.reduce((a, s) => a + s.widthPct, 0);
-    assert.ok(Math.abs(sum - 100) < 1e-9, String(sum));
-    assert.equal(barScale([t, logged(report({ firstAudioMs: 3200, lastAudioMs: 5000 }))]), 3000);
+    // A turn longer than the axis never draws past the bar's end.
+    const short = turnBar(t, { fromMs: 0, toMs: 100 });
+    assert.ok(short.segments.every((s) => s.leftPct >= 0 && s.leftPct + s.widthPct <= 100 + 1e-9));
+    assert.deepEqual(barScale([t, logged(report({ firstAudioMs: 3200, lastAudioMs: 5000 }))]), { fromMs: 0, toMs: 2500 });
+    // A prepared answer's LLM began before the end of speech: the axis reaches left of 0, on a round tick.
+    const early = logged(report({ llmStartMs: 880, llmFirstTokenMs: 1000 }, { prepared: 'used', preparedLeadMs: 720 }));
+    const wide = barScale([early]);
+    assert.deepEqual(wide, { fromMs: -200, toMs: 800 });
+    const eb = turnBar(early, wide);
+    assert.equal(eb.zeroPct, 20);
+    assert.ok(eb.segments.find((s) => s.key === 'llm')!.prepared);
+    assert.match(eb.description, /prepared during the pause, 720 ms ahead of the end of turn/);
   });
 
   it('the summary: p50/p95 of the main stages, rates as percentages, changes with the voice-to-voice medians', () => {

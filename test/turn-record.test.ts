@@ -16,7 +16,7 @@ describe('turn report from the turn record', () => {
   it('gives every stage its latency and the audio times as really played, pauses included', () => {
     const output = new TimelineOutput();
     const r = base();
-    Object.assign(r, { userText: 'hi', sttFinalMs: 2650, sttDecodeMs: 20, generated: true, llmFirstTokenMs: 2700 });
+    Object.assign(r, { userText: 'hi', sttFinalMs: 2650, sttDecodeMs: 20, generated: true, llmStartMs: 2655, llmFirstTokenMs: 2700 });
     r.answer = answer(output, ' Hello there. ', 2800, 1000);
     output.pause(3000);
     output.resume(3500);
@@ -25,10 +25,39 @@ describe('turn report from the turn record', () => {
     assert.equal(rep.assistantText, 'Hello there.');
     assert.equal(rep.heardText, 'Hello there.');
     assert.equal(rep.inputGainDb, 6);
-    assert.deepEqual(rep.timings, { speechStartMs: 1000, speechEndMs: 2000, endOfTurnMs: 2600, sttFinalMs: 2650, llmFirstTokenMs: 2700, firstClauseMs: 2750, firstAudioMs: 2800, lastAudioMs: 4300 });
+    assert.deepEqual(rep.timings, { speechStartMs: 1000, speechEndMs: 2000, endOfTurnMs: 2600, sttFinalMs: 2650, llmFirstTokenMs: 2700, firstClauseMs: 2750, firstAudioMs: 2800, lastAudioMs: 4300, llmStartMs: 2655 });
     assert.deepEqual(rep.latency, { endpointMs: 600, sttMs: 50, llmTtftMs: 50, ttsFirstAudioMs: 50, voiceToVoiceMs: 800 });
     assert.deepEqual(rep.engine, { sttFinalDecodeMs: 20, llmUntilFirstClauseMs: 100, ttsFirstClauseMs: 40 });
     assert.equal('error' in rep, false);
+    // The timeline, 0 = the end of speech: each stage where it ran; the answer played from 800 ms, pause included.
+    assert.deepEqual(rep.timeline, [
+      { stage: 'endpoint', startMs: 0, endMs: 600 },
+      { stage: 'stt', startMs: 600, endMs: 650 },
+      { stage: 'llm', startMs: 655, endMs: 700 },
+      { stage: 'clause', startMs: 700, endMs: 750 },
+      { stage: 'tts', startMs: 750, endMs: 790 },
+      { stage: 'playback', startMs: 800, endMs: 2300 },
+    ]);
+  });
+
+  it("a prepared answer's work sits where it ran, before the end of speech when it began then", () => {
+    const output = new TimelineOutput();
+    const r = base();
+    // Drafted at a pause 300 ms before the measured end of speech; the turn model ended the turn 100 ms before it too.
+    Object.assign(r, { endOfTurnMs: 1900, userText: 'hi', sttFinalMs: 1950, prepared: 'used', preparedAtMs: 1700, llmStartMs: 1720, llmFirstTokenMs: 1800 });
+    const a = output.enqueue(new Float32Array(1600), 16000, 1960);
+    r.answer = { text: 'Yes.', heardText: 'Yes.', times: { firstClauseMs: 1850, ttsFirstClauseMs: 5, firstAudioMs: a.startMs, lastAudioMs: a.endMs }, audioSpan: { from: a.from, to: a.to } };
+    const rep = turnReport(r, output);
+    // Its old latency fields go negative; the timeline does not run backwards anywhere.
+    assert.equal(rep.latency.endpointMs, -100);
+    assert.deepEqual(rep.timeline, [
+      { stage: 'endpoint', startMs: 0, endMs: 0 },
+      { stage: 'stt', startMs: -100, endMs: -50 },
+      { stage: 'llm', startMs: -280, endMs: -200, prepared: true },
+      { stage: 'clause', startMs: -200, endMs: -150, prepared: true },
+      { stage: 'tts', startMs: -150, endMs: -145, prepared: true },
+      { stage: 'playback', startMs: -40, endMs: 60 },
+    ]);
   });
 
   it('an interrupted answer ends where playback stopped; a discarded one was heard by nobody', () => {

@@ -4,56 +4,51 @@
  * stage keys and inclusion rules cannot drift apart. Pure: no Node imports.
  */
 import type { TurnReport } from '../pipeline/report';
+import { statValues, turnFigures } from '../report/turn-figures';
 import { distribution, type Distribution } from '../stats';
 
 /** One turn's stage values in ms; null where the stage did not happen or does not count for this turn. */
 export interface TurnStages {
-  /** Only for turns a pause ended (silence or the end-of-turn model): the others waited for no pause. */
+  /** End of speech to end of turn (0 when the turn ended before the measured end of speech). */
   endpointMs: number | null;
   sttMs: number | null;
-  /** This and the next two only for turns whose answer was not prepared during a pause and used: those overlap. */
+  /** LLM asked to first token (a prepared answer's too: it is the model's own time wherever it ran). */
   llmTtftMs: number | null;
+  /** The first clause's synthesis. */
   ttsFirstAudioMs: number | null;
   voiceToVoiceMs: number | null;
+  /** End of speech to first audio that no stage covers: our own code. */
   overheadMs: number | null;
   /** User speech start to playback stopped, for an answer the user's speech interrupted. */
   bargeInMs: number | null;
   /** End of turn to first audio, when the prepared answer was used, and when it was not. */
   afterEndMs: { prepared: number | null; unprepared: number | null };
-  /** How long before the end of turn a used prepared answer began. */
+  /** How long before the end of turn a used prepared answer's LLM began. */
   preparedLeadMs: number | null;
 }
 
 /** The same keys, each a distribution over turns. */
 export type StageDistributions = { [K in keyof TurnStages]: TurnStages[K] extends number | null ? Distribution : { prepared: Distribution; unprepared: Distribution } };
 
-/** Our own code's share of voice-to-voice: what the engines and the endpoint wait do not account for. */
-function overhead(r: TurnReport): number | null {
-  const { voiceToVoiceMs, endpointMs } = r.latency;
-  const e = r.engine;
-  if (voiceToVoiceMs === null || e.llmUntilFirstClauseMs === null || e.ttsFirstClauseMs === null) return null;
-  return voiceToVoiceMs - endpointMs - e.sttFinalDecodeMs - e.llmUntilFirstClauseMs - e.ttsFirstClauseMs;
-}
-
-// Rounding to 0.1 ms is monotonic, so distributions of rounded values equal rounded distributions.
-const r1 = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
-
+/**
+ * One turn's stage values: the figures every view shows (electron/report/turn-figures.ts), so a
+ * turn's numbers in `bench` and the history are the ones its waterfall draws. A prepared answer's
+ * LLM and TTS stages are their own lengths, wherever they ran; no value is negative.
+ */
 export function turnStages(r: TurnReport): TurnStages {
-  const byPause = r.endReason === 'silence' || r.endReason === 'turn-model';
-  // A used prepared answer ran its engines during the pause: its stages overlap and are not comparable.
+  const f = turnFigures(r);
+  const v = statValues(f);
   const used = r.prepared === 'used';
-  const afterEnd = r.timings.firstAudioMs === null ? null : r.timings.firstAudioMs - r.timings.endOfTurnMs;
-  const b = r.bargeIn;
   return {
-    endpointMs: byPause ? r.latency.endpointMs : null,
-    sttMs: r.latency.sttMs,
-    llmTtftMs: used ? null : r.latency.llmTtftMs,
-    ttsFirstAudioMs: used ? null : r.latency.ttsFirstAudioMs,
-    voiceToVoiceMs: r.latency.voiceToVoiceMs,
-    overheadMs: used ? null : r1(overhead(r)),
-    bargeInMs: b && b.speechStartMs !== null ? r1(b.playbackStoppedMs - b.speechStartMs) : null,
-    afterEndMs: { prepared: used ? r1(afterEnd) : null, unprepared: used ? null : r1(afterEnd) },
-    preparedLeadMs: used ? r.preparedLeadMs : null,
+    endpointMs: v.endpointMs,
+    sttMs: v.sttMs,
+    llmTtftMs: v.llmTtftMs,
+    ttsFirstAudioMs: v.ttsFirstAudioMs,
+    voiceToVoiceMs: v.voiceToVoiceMs,
+    overheadMs: f.overheadMs,
+    bargeInMs: v.bargeInMs,
+    afterEndMs: { prepared: used ? f.afterEndMs : null, unprepared: used ? null : f.afterEndMs },
+    preparedLeadMs: f.preparedAheadMs,
   };
 }
 
@@ -76,12 +71,12 @@ export function stageDistributions(turns: readonly TurnStages[]): StageDistribut
 export const STAGE_ROWS: readonly (readonly [label: string, pick: (s: StageDistributions) => Distribution])[] = [
   ['endpoint (speech end → end of turn)', (s) => s.endpointMs],
   ['stt (end of turn → final text)', (s) => s.sttMs],
-  ['llm first token', (s) => s.llmTtftMs],
-  ['tts first audio (clause → audio)', (s) => s.ttsFirstAudioMs],
+  ['llm first token (asked → first token)', (s) => s.llmTtftMs],
+  ['tts first audio (first clause synthesis)', (s) => s.ttsFirstAudioMs],
   ['voice to voice', (s) => s.voiceToVoiceMs],
-  ['overhead (our code)', (s) => s.overheadMs],
+  ['overhead (no stage running)', (s) => s.overheadMs],
   ['barge-in (speech → playback stopped)', (s) => s.bargeInMs],
   ['end of turn → first audio, prepared', (s) => s.afterEndMs.prepared],
   ['end of turn → first audio, not prepared', (s) => s.afterEndMs.unprepared],
-  ['  prepared this long before the end', (s) => s.preparedLeadMs],
+  ['  prepared: LLM began this long before the end', (s) => s.preparedLeadMs],
 ];

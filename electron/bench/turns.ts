@@ -17,6 +17,7 @@ import type { LoadedEngines } from '../pipeline/load-engines';
 import { TimelineOutput } from '../pipeline/speak/output';
 import type { TurnReport } from '../pipeline/report';
 import type { TurnCheck } from '../pipeline/vocabulary';
+import { turnFigures } from '../report/turn-figures';
 import { runInput } from '../pipeline/run/run-input';
 import { distribution, percentile } from '../stats';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
@@ -160,7 +161,7 @@ export async function runTurnBench(
   }
   progress(`sequential pipeline: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-  const streamV2v = distribution(reports.map((r) => r.latency.voiceToVoiceMs));
+  const streamV2v = distribution(reports.map((r) => turnFigures(r).voiceToVoiceMs));
   const seqV2v = distribution(seq.map((t) => t.v2vMs));
   const count = (k: TurnReport['prepared']) => reports.filter((r) => r.prepared === k).length;
   const lead = percentile(reports.filter((r) => r.prepared === 'used').map((r) => r.preparedLeadMs), 0.5);

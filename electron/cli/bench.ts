@@ -18,9 +18,11 @@ import { toMono16k } from '../audio/resample';
 import { instrument, newAccount, type EngineAccount } from '../bench/instrument';
 import { machineInfo, machineLine, rtf, type MachineInfo } from '../bench/machine';
 import { STAGE_ROWS, stageDistributions, turnStages, type StageDistributions } from '../bench/stages';
+import { turnFigures } from '../report/turn-figures';
 import { readRoomCorpus, readRooms } from '../bench/room-corpus';
 import { costSummary, QUICK_CLIPS, ROOM_GAINS, roomTable, runRoomBench } from '../bench/rooms';
 import { readTurnCorpus } from '../bench/turn-corpus';
+import { microFigures, microTable } from '../bench/micro';
 import { tradeoffSvg } from '../bench/turn-svg';
 import { chartSeries, policySweep, runTurnBench, turnTable } from '../bench/turns';
 import { UserError } from '../errors';
@@ -192,6 +194,7 @@ Usage: ${USAGE}
       for (const r of perClip) reports.push(...r);
       process.stderr.write(`run ${i + 1}/${runs}: ${perClip.flat().length} turns\n`);
     }
+    console.log(microTable(await microFigures(engines.turn)));
   } finally {
     await engines.dispose();
   }
@@ -202,7 +205,7 @@ Usage: ${USAGE}
   const count = (p: TurnReport['prepared']) => reports.filter((r) => r.prepared === p).length;
   const llmInfo = engines.llm.info;
   const result: BenchResult = {
-    stages: { ...stages, endpointMs: { ...stages.endpointMs, silenceMs, error: distribution(bySilence.map((r) => r.latency.endpointMs - silenceMs)) } },
+    stages: { ...stages, endpointMs: { ...stages.endpointMs, silenceMs, error: distribution(bySilence.map((r) => turnFigures(r).endpointMs - silenceMs)) } },
     prepared: { used: count('used'), dropped: count('dropped'), none: count('none') },
     machine: machineInfo(llmInfo),
     models: {

@@ -3,7 +3,7 @@
  * `npm run bench`), how often answers were interrupted or needed a holding phrase, and where a model,
  * the settings, the app or the microphone's processing changed, with the figures before and after. Pure.
  */
-import { stageDistributions } from '../bench/stages';
+import { stageDistributions, turnStages } from '../bench/stages';
 import { distribution } from '../stats';
 import type { LoggedMicrophone } from '../microphone-settings';
 import { LOGGED_MODEL_KINDS, type LogChange, type LoggedTurn, type LogSummary, type PeriodFigures } from './log-format';
@@ -13,15 +13,22 @@ function rate(turns: readonly LoggedTurn[], test: (t: LoggedTurn) => boolean): n
   return turns.length === 0 ? 0 : turns.filter(test).length / turns.length;
 }
 
+/**
+ * A turn's stage values, from its report as every view computes them: the `stages` stored on the
+ * line are what the code that wrote it computed (older lines: other rules), so they are not read.
+ */
+const stagesOf = (t: LoggedTurn) => turnStages(t.report);
+
 function period(turns: readonly LoggedTurn[]): PeriodFigures {
-  const of = (pick: (t: LoggedTurn) => number | null) => distribution(turns.map(pick));
+  const stages = turns.map(stagesOf);
+  const of = (pick: (s: (typeof stages)[number]) => number | null) => distribution(stages.map(pick));
   return {
     turns: turns.length,
-    voiceToVoiceMs: of((t) => t.stages.voiceToVoiceMs),
-    endpointMs: of((t) => t.stages.endpointMs),
-    sttMs: of((t) => t.stages.sttMs),
-    llmTtftMs: of((t) => t.stages.llmTtftMs),
-    ttsFirstAudioMs: of((t) => t.stages.ttsFirstAudioMs),
+    voiceToVoiceMs: of((s) => s.voiceToVoiceMs),
+    endpointMs: of((s) => s.endpointMs),
+    sttMs: of((s) => s.sttMs),
+    llmTtftMs: of((s) => s.llmTtftMs),
+    ttsFirstAudioMs: of((s) => s.ttsFirstAudioMs),
     interruption: rate(turns, (t) => t.report.interrupted),
   };
 }
@@ -81,7 +88,7 @@ export function summarize(all: readonly LoggedTurn[], opts: { since?: Date } = {
     sessions: new Set(turns.map((t) => t.session)).size,
     from: turns[0]?.at ?? null,
     to: turns.at(-1)?.at ?? null,
-    stages: stageDistributions(turns.map((t) => t.stages)),
+    stages: stageDistributions(turns.map(stagesOf)),
     rates: {
       interruption: rate(turns, (t) => t.report.interrupted),
       holdingPhrase: rate(turns, (t) => t.report.holdingPhrase),

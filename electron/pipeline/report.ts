@@ -13,6 +13,29 @@ export interface TurnTimings {
   firstClauseMs: number | null;
   firstAudioMs: number | null;
   lastAudioMs: number | null;
+  /**
+   * When the language model was asked (for a prepared answer, during the pause: before the end of
+   * turn). Absent on reports written before it was recorded.
+   */
+  llmStartMs?: number | null;
+}
+
+/** The stages a turn's timeline names; 'tool' is kept for tool calls (named by `name`). */
+export type TimelineStageName = 'endpoint' | 'stt' | 'llm' | 'clause' | 'command' | 'tts' | 'playback' | 'tool';
+
+/**
+ * Where one stage of a turn ran, on the turn's own clock: ms from the end of the user's speech,
+ * negative for work done before it (an answer prepared during a pause). `endMs >= startMs` always:
+ * a stage's length is a duration, its ends are positions.
+ */
+export interface TimelineStage {
+  stage: TimelineStageName;
+  startMs: number;
+  endMs: number;
+  /** The local command's or the tool's name. */
+  name?: string;
+  /** Work done for an answer prepared during the pause, before the turn was committed. */
+  prepared?: boolean;
 }
 
 export interface TurnLatency {
@@ -85,6 +108,13 @@ export interface TurnReport {
   /** How long before the end of turn the (last) prepared answer began; null when none was. */
   preparedLeadMs: number | null;
   timings: TurnTimings;
+  /**
+   * Every stage where it ran, 0 = the end of the user's speech (electron/report/turn-figures.ts
+   * builds it from the timings). Absent on reports written before it existed; the figures then
+   * rebuild it the same way.
+   */
+  timeline?: TimelineStage[];
+  /** Kept as it always was (other tools read it); some of these can be negative. Views use the figures. */
   latency: TurnLatency;
   engine: EngineTime;
   /**

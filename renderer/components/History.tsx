@@ -22,6 +22,7 @@ import {
   turnBadges,
   turnBar,
   turnTexts,
+  type BarAxis,
 } from '../model/history';
 import { formatMs } from '../model/latency';
 import { useUi } from '../store';
@@ -51,7 +52,7 @@ function Summary({ summary }: { summary: LogSummary }) {
       <StatsTable caption="All logged turns" className="stats history-stats" testId="history-stats" rows={rows.map((r) => ({ ...r, title: plural(r.n, 'turn') }))} />
       {rows.some((r) => r.key !== 'bargeInMs' && r.n < summary.turns) && (
         <p className="hint">
-          Each stage counts the turns it applies to, as <code>npm run bench</code> does: the endpoint wait only turns a pause ended, the LLM and TTS stages no answer prepared during the pause, barge-in only interrupted answers.
+          Each stage counts the turns it ran in, with the value each turn's waterfall shows (as <code>npm run bench</code> and <code>npm run log -- summary</code> do): the LLM only turns it answered, barge-in only interrupted answers.
         </p>
       )}
       {rates.length > 0 && (
@@ -80,7 +81,7 @@ function Summary({ summary }: { summary: LogSummary }) {
   );
 }
 
-function TurnRow({ turn, scale }: { turn: LoggedTurn; scale: number }) {
+function TurnRow({ turn, scale }: { turn: LoggedTurn; scale: BarAxis }) {
   const texts = turnTexts(turn);
   const badges = turnBadges(turn);
   const bar = turnBar(turn, scale);
@@ -105,8 +106,9 @@ function TurnRow({ turn, scale }: { turn: LoggedTurn; scale: number }) {
       <div className="history-bar-row">
         <span className="history-bar" role="img" aria-label={bar.description} title={bar.description} data-testid="history-bar">
           {bar.segments.map((s) => (
-            <span key={s.key} className={`stage-${s.key}`} style={{ width: `${s.widthPct}%` }} data-testid="history-bar-segment" />
+            <span key={s.key} className={`stage-${s.key}`} data-prepared={s.prepared || undefined} style={{ left: `${s.leftPct}%`, width: `${s.widthPct}%` }} data-testid="history-bar-segment" />
           ))}
+          <span className="wf-zero" style={{ left: `${bar.zeroPct}%` }} />
         </span>
         <span className="history-bar-total" data-testid="history-v2v">
           {formatMs(bar.totalMs)}

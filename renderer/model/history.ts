@@ -4,7 +4,7 @@
  * rates and changes, and the export file. No DOM, no Node: unit-tested in test/renderer-history.test.ts.
  */
 import type { HistorySession, HistorySessionInfo, LoggedTurn, LogSummary } from '../../electron/history/log-format';
-import { formatMs, STAT_LABELS, waterfall, type StageKey } from './latency';
+import { formatMs, niceTicks, STAT_LABELS, waterfall, type StageKey } from './latency';
 
 // ---------------------------------------------------------------------------
 // Sessions
@@ -102,49 +102,64 @@ export interface BarSegment {
   key: StageKey;
   label: string;
   durationMs: number;
-  /** Width in percent of the bar's scale. */
+  /** Where it starts and how wide it is, in percent of the session's axis. */
+  leftPct: number;
   widthPct: number;
+  prepared: boolean;
 }
 
 export interface TurnBar {
   segments: BarSegment[];
   /** Voice to voice; null when the answer never played. */
   totalMs: number | null;
-  /** Whether the stages reach the first audio. */
+  /** Whether the answer's audio began. */
   complete: boolean;
+  /** Where the end of the user's speech (0) and the first audio fall on the axis, in percent. */
+  zeroPct: number;
+  firstAudioPct: number | null;
   /** The stages in words (the bar's accessible name and tooltip). */
   description: string;
 }
 
-/**
- * A logged turn as one stacked bar: the waterfall's stages (endpoint wait, STT, LLM first token or
- * the local command, first clause, TTS first audio) with their widths against `scaleMs`, so the
- * bars of a session share one axis. Widths never add up past 100%.
- */
-export function turnBar(t: LoggedTurn, scaleMs: number): TurnBar {
-  const { stages, totalMs, complete } = waterfall(t.report);
-  const scale = scaleMs > 0 ? scaleMs : 1;
-  let left = 100;
-  const segments = stages.map((s) => {
-    const widthPct = Math.min(left, (s.durationMs / scale) * 100);
-    left -= widthPct;
-    return { key: s.key, label: s.label, durationMs: s.durationMs, widthPct };
-  });
-  const parts = stages.map((s) => `${s.label} ${formatMs(s.durationMs)}`);
-  const description = `${parts.join(', ') || 'no stages'}; voice to voice ${formatMs(totalMs)}${complete ? '' : ' (no answer audio)'}`;
-  return { segments, totalMs, complete, description };
+/** A session's shared axis on the turn clock: ms from the end of speech (negative: prepared work before it). */
+export interface BarAxis {
+  fromMs: number;
+  toMs: number;
 }
 
-/** A round scale (ms) for a session's bars: the longest turn fits. */
-export function barScale(turns: readonly LoggedTurn[]): number {
-  let longest = 1;
+/**
+ * A logged turn as one compact timeline: the waterfall's stages (endpoint wait, STT, LLM first
+ * token and first clause or the local command, TTS first audio), each where it ran against the
+ * session's axis, so the bars of a session line up at the end of speech.
+ */
+export function turnBar(t: LoggedTurn, axis: BarAxis): TurnBar {
+  const w = waterfall(t.report);
+  const span = axis.toMs - axis.fromMs > 0 ? axis.toMs - axis.fromMs : 1;
+  const at = (ms: number) => Math.min(100, Math.max(0, ((ms - axis.fromMs) / span) * 100));
+  const segments = w.stages.map((s) => {
+    const leftPct = at(s.startMs);
+    return { key: s.key, label: s.label, durationMs: s.durationMs, leftPct, widthPct: at(s.startMs + s.durationMs) - leftPct, prepared: s.prepared };
+  });
+  const parts = w.stages.map((s) => `${s.label} ${formatMs(s.durationMs)}`);
+  const prepared = w.prepared ? `; ${w.prepared.replace(/\.$/, '').toLowerCase()}` : '';
+  const description = `${parts.join(', ') || 'no stages'}; voice to voice ${formatMs(w.totalMs)}${w.complete ? '' : ' (no answer audio)'}${prepared}`;
+  return { segments, totalMs: w.totalMs, complete: w.complete, zeroPct: at(0), firstAudioPct: w.firstAudioAtMs === null ? null : at(w.firstAudioAtMs), description };
+}
+
+/** A round axis for a session's bars: from the earliest prepared work (or 0) to the latest first audio. */
+export function barScale(turns: readonly LoggedTurn[]): BarAxis {
+  let fromMs = 0;
+  let toMs = 1;
   for (const t of turns) {
-    const { stages, totalMs } = waterfall(t.report);
-    const last = stages[stages.length - 1];
-    longest = Math.max(longest, totalMs ?? 0, last ? last.startMs + last.durationMs : 0);
+    const w = waterfall(t.report);
+    for (const s of w.stages) {
+      fromMs = Math.min(fromMs, s.startMs);
+      toMs = Math.max(toMs, s.startMs + s.durationMs);
+    }
+    toMs = Math.max(toMs, w.totalMs ?? 0);
   }
-  for (const s of [250, 500, 1000, 1500, 2000, 3000, 5000, 10000, 20000, 60000]) if (longest <= s) return s;
-  return Math.ceil(longest / 60000) * 60000;
+  const axis = niceTicks(fromMs, toMs);
+  return { fromMs: axis.fromMs, toMs: axis.toMs };
 }
 
 // ---------------------------------------------------------------------------

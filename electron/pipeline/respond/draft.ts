@@ -45,6 +45,8 @@ export class Draft {
   /** Set once a reply adopted it: text and errors go to that turn from then on. */
   private owner: ({ events: EventHub; turn: number } & DraftOwner) | null = null;
   private firstTokenMs: number | null = null;
+  /** When the language model was asked for it (pipeline clock), for the turn's timeline. */
+  llmStartMs: number | null = null;
   /** Which model is writing it (a server's local fallback), once known. */
   private route: LlmRoute | null = null;
   readonly done: Promise<void>;
@@ -84,7 +86,10 @@ export class Draft {
     this.version = conversation.version;
     this.utterance = answerStream(this.deps, {
       sink: this.sink,
-      prompt: () => messages,
+      prompt: () => {
+        this.llmStartMs ??= this.now();
+        return messages;
+      },
       onText: (delta) => {
         if (this.firstTokenMs === null) {
           this.firstTokenMs = this.now();

@@ -132,6 +132,7 @@ export class Reply {
         onError: (e) => this.failed(e),
         onRoute: (route) => this.routed(route),
       });
+      r.llmStartMs = draft.llmStartMs;
       this.utterance = answer;
       r.answer = answer;
       await answer.done;
@@ -153,6 +154,7 @@ export class Reply {
         r.generated = true;
         r.llmUsed = true;
         r.llm = this.defaultRoute();
+        r.llmStartMs ??= this.now();
         return conversation.messages();
       },
       onText: (delta) => {

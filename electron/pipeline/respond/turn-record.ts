@@ -1,6 +1,7 @@
 import type { LlmRoute } from '../../engines/llm-types';
 import type { AudioOutput } from '../speak/output';
 import { latencyOf, round, type Backchannel, type BargeInTimes, type EchoReport, type TurnReport, type TurnTimings } from '../report';
+import { timelineOf } from '../../report/turn-figures';
 import type { UtteranceTimes } from '../speak/utterance';
 import type { EndReason, StartedBy, TurnCheck } from '../vocabulary';
 
@@ -33,6 +34,8 @@ export interface TurnRecord {
   sttDecodeMs: number;
   /** The prompt reached the LLM, so the conversation holds this exchange. */
   generated: boolean;
+  /** When the language model was asked (a prepared answer's: during the pause). */
+  llmStartMs: number | null;
   llmFirstTokenMs: number | null;
   /** The answer being spoken; null until the language model was asked. */
   answer: SpokenAnswer | null;
@@ -64,6 +67,7 @@ export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' 
     sttFinalMs: 0,
     sttDecodeMs: 0,
     generated: false,
+    llmStartMs: null,
     llmFirstTokenMs: null,
     answer: null,
     interrupted: false,
@@ -99,8 +103,9 @@ export function turnReport(r: TurnRecord, output: AudioOutput, echoOver?: (fromM
     firstClauseMs: orNull(times.firstClauseMs),
     firstAudioMs: orNull(firstAudioMs),
     lastAudioMs: orNull(lastAudioMs),
+    llmStartMs: orNull(r.llmStartMs),
   };
-  return {
+  const report: TurnReport = {
     index: r.index,
     userText: r.userText,
     assistantText: (r.answer?.text ?? '').trim(),
@@ -129,4 +134,6 @@ export function turnReport(r: TurnRecord, output: AudioOutput, echoOver?: (fromM
     echo: echoOver && firstAudioMs !== null && lastAudioMs !== null ? echoOver(firstAudioMs, lastAudioMs) : null,
     ...(r.error ? { error: r.error } : {}),
   };
+  report.timeline = timelineOf(report);
+  return report;
 }
