@@ -250,16 +250,20 @@ test('SettingsStore: a key in a file it cannot use stays out of the backup, and 
   }
 });
 
-test('SettingsStore: a settings file over 1 MB is not read; it is moved aside whole and the defaults saved', async (t) => {
+test('SettingsStore: a settings file over 1 MB is not used; it is kept aside without its key, and the defaults saved', async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, 'settings.json');
-  const huge = `{"mode": "hands-free", "pad": "${'x'.repeat(2 * 1024 * 1024)}"}`;
+  const key = 'sk-padded-0123456789abcdef';
+  const huge = `{"mode": "hands-free", "llm": {"server": {"apiKey": "${key}"}}, "pad": "${'x'.repeat(2 * 1024 * 1024)}"}`;
   await writeFile(file, huge);
   const r = await new SettingsStore(file).load();
   assert.deepEqual(r.settings, DEFAULT_SETTINGS);
-  assert.match(r.notice ?? '', /is 2048 kB, far more than settings need \(at most 1024 kB\), so it was not read\. It was kept as .*settings\.json\.corrupt-/);
+  assert.match(r.notice ?? '', /is 2048 kB, far more than settings need \(at most 1024 kB\), so it was not used\. It was kept as .*settings\.json\.corrupt-/);
+  assert.equal(r.foundKey?.key, key, 'its key is handed over for the key store');
   const backups = (await readdir(dir)).filter((f) => f.includes('.corrupt-'));
-  assert.equal((await readFile(join(dir, backups[0]!), 'utf8')).length, huge.length, 'kept whole');
+  const backup = await readFile(join(dir, backups[0]!), 'utf8');
+  assert.ok(!backup.includes(key), 'the backup does not hold the key');
+  assert.ok(backup.length > 2 * 1024 * 1024, 'the rest is kept whole');
   assert.deepEqual(JSON.parse(await readFile(file, 'utf8')), DEFAULT_SETTINGS);
 });
 

@@ -11,6 +11,8 @@ import { takeSecrets, type FoundKey } from './secrets-in-text';
 
 /** A settings file is a few kB; a larger one is not read (it would be held whole, and parsed). */
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
+/** A larger file is moved aside without being read at all (no API key can be taken out of it). */
+const MAX_SCRUBBED_BYTES = 64 * 1024 * 1024;
 
 const EXAMPLE = '{"endpointing": {"silenceMs": 300}}';
 
@@ -133,7 +135,11 @@ export class SettingsStore {
     let text: string;
     try {
       const size = (await stat(this.filePath)).size;
-      if (size > MAX_SETTINGS_BYTES) return await this.setAside(`is ${Math.round(size / 1024)} kB, far more than settings need (at most ${MAX_SETTINGS_BYTES / 1024} kB), so it was not read`, null);
+      if (size > MAX_SETTINGS_BYTES) {
+        // Not used, but read to take any API key out of the backup, unless it is too large even for that.
+        const why = `is ${Math.round(size / 1024)} kB, far more than settings need (at most ${MAX_SETTINGS_BYTES / 1024} kB), so it was not used`;
+        return await this.setAside(why, size > MAX_SCRUBBED_BYTES ? null : await readFile(this.filePath, 'utf8'));
+      }
       text = await readFile(this.filePath, 'utf8');
     } catch (e) {
       this.settings = DEFAULT_SETTINGS;
@@ -155,8 +161,8 @@ export class SettingsStore {
 
   /**
    * A file that cannot be used: kept aside as a backup (its API key taken out of it, for the caller
-   * to move to the key store), and the defaults saved in its place. `text` null: too large to read,
-   * so it is moved aside whole.
+   * to move to the key store), and the defaults saved in its place. `text` null: too large even to
+   * scrub, so it is moved aside whole.
    */
   private async setAside(reason: string, text: string | null): Promise<LoadResult> {
     const what = `Your settings file ${this.filePath} ${reason}`;
