@@ -132,6 +132,8 @@ describe('talk: user errors give one clear line and a non-zero exit', () => {
   alawBuf.writeUInt16LE(6, 20); // format code 6: A-law
   alawBuf.writeUInt16LE(8, 34);
   writeFileSync(alaw, alawBuf);
+  const badJson = path.join(bad, 'broken.json');
+  writeFileSync(badJson, '{\n  "llm": {\n    "maxTokens": 48\n    "temperature": 0.2\n  }\n}\n');
   const badSettings = path.join(bad, 'settings.json');
   writeFileSync(badSettings, JSON.stringify({ endpointing: { silenceMs: -5 }, llm: { temperature: 'hot' } }));
   const emptyModels = tempDir('lva-nomodels-');
@@ -149,6 +151,11 @@ describe('talk: user errors give one clear line and a non-zero exit', () => {
     ['missing --input', ['--models', MODELS], /--input/],
     ['unknown option', ['--input', weatherPath, '--bogus'], /bogus/],
     ['bad --ptt', ['--input', weatherPath, '--models', MODELS, '--ptt', '2.3-0.4'], /--ptt/],
+    // A value that begins with a dash is the option's value, and the option says what is wrong with it (no "ambiguous", no usage).
+    ['--ptt -1-2', ['--input', weatherPath, '--models', MODELS, '--ptt', '-1-2'], /^error: --ptt: "-1-2" is not START-END in seconds with END after START \(example: --ptt 0\.4-2\.3,5-6\.5\)$/],
+    ['--tail -5', ['--input', weatherPath, '--models', MODELS, '--tail', '-5'], /^error: --tail must be a number of seconds from 0 to 3600, got "-5"$/],
+    ['--models with no value', ['--input', weatherPath, '--models', '--fast'], /^error: --models needs a value, got the option --fast/],
+    ['settings file with a JSON error', ['--input', weatherPath, '--models', MODELS, '--settings', badJson], /broken\.json is not valid JSON \(line 4, column 5: expected ',' or '\}' after the property's value\)$/],
     ['bad --activate', ['--input', weatherPath, '--models', MODELS, '--activate', '0.2,soon'], /--activate: "soon" is not a time in seconds/],
     ['--room: missing file', ['--input', weatherPath, '--models', MODELS, '--room', path.join(bad, 'nope.wav')], /^error: --room: .*nope\.wav not found/],
     ['--room: not a WAV', ['--input', weatherPath, '--models', MODELS, '--room', notWav], /^error: --room: .*notes\.wav.*not a WAV/i],

@@ -15,17 +15,56 @@ export class HelpRequested extends Error {
 export function parseCli<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, usage: string, help = usage) {
   // Before parsing: `--help` must work even beside an invalid or incomplete command line.
   if (argv.some((a) => a === '--help' || a === '-h')) throw new HelpRequested(help);
+  const args = withDashValues(argv, options);
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    return parseArgs({ args, options, strict: true, allowPositionals: true });
   } catch (e) {
-    throw new UserError(`${(e as Error).message.split('\n')[0]}. Usage: ${usage}`, 'usage');
+    throw new UserError(parseError(e as Error & { code?: string }, args, usage), 'usage');
   }
 }
 
-/** Runs a CLI main: user errors print one line and exit 1; anything else is a bug and shows its stack. */
-export function runCli(main: () => Promise<void>): void {
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * `--tail -5`, `--ptt -1-2`: a value after a string option that begins with one dash is taken as its
+ * value (parseArgs calls it ambiguous), so the option's own check can say what is wrong with it.
+ * One beginning with two dashes is an option, and the value is missing.
+ */
+function withDashValues(argv: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    const name = /^--([^=]+)$/.exec(a)?.[1];
+    if (name && options[name]?.type === 'string' && next !== undefined && /^-(?!-)/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** parseArgs's error as one sentence about the argument that is wrong. */
+function parseError(e: Error & { code?: string }, args: string[], usage: string): string {
+  const first = e.message.split('\n')[0]!;
+  const flag = /^Option '(-{1,2}[^' =]+)/.exec(first)?.[1];
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
+    if (/argument missing/.test(first)) return `${flag} needs a value`;
+    if (/does not take an argument/.test(first)) return `${flag} takes no value, got "${args.find((a) => a.startsWith(`${flag}=`)) ?? flag}"`;
+    if (/ambiguous/.test(first)) return `${flag} needs a value, got the option ${args[args.indexOf(flag) + 1] ?? ''} (a value that begins with "--" is written ${flag}=VALUE)`;
+  }
+  // An unknown option: the usage lists the ones there are.
+  return `${first.replace(/\. To specify a positional.*$/, '')}. Usage: ${usage}`;
+}
+
+/**
+ * Runs a CLI main: user errors print one line and exit 1; anything else is a bug and shows its
+ * stack. A main may return its exit status (a run stopped by a signal says so).
+ */
+export function runCli(main: () => Promise<void | number>): void {
   main().then(
-    () => process.exit(0),
+    (code) => process.exit(code ?? 0),
     (e: unknown) => {
       if (e instanceof HelpRequested) {
         console.log(e.text);

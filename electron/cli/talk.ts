@@ -9,9 +9,7 @@ import { DEFAULT_SETTINGS, withoutSecrets, type Settings } from '../settings/sch
 import { FastForwardClock, RealtimeClock } from '../pipeline/clock';
 import { EchoSimulator, irMs, parseEchoSpec, readImpulseResponse, RoomSimulator, type EchoPath } from '../pipeline/run/echo';
 import { VAD_SAMPLE_RATE, VAD_WINDOW } from '../engines/vad';
-import type { PipelineEvent } from '../pipeline/events';
 import { TimelineOutput } from '../pipeline/speak/output';
-import type { TurnReport } from '../pipeline/report';
 import { feedFrames } from '../pipeline/run/feed';
 import type { ModelReport } from '../pipeline/load-engines';
 import { TimerBook } from '../timers/timer-book';
@@ -23,6 +21,8 @@ import { ALL_MODELS } from '../../native-models/catalog';
 import { HistoryRecorder } from '../history/recorder';
 import { loadEnginesFor } from './engines-for';
 import { checkDistinct, checkOutputFile, prepareLogFolder, writeOutput } from './talk-paths';
+import { TalkConsole } from './talk-console';
+import { RunStop, StopRequested } from './talk-stop';
 
 const USAGE =
   'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--room IR.wav] [--cleaned CLEAN.wav] [--now HH:MM] [--tail SECONDS] [--log DIR] [--fast] [--quiet]';
@@ -51,8 +51,6 @@ Usage: ${USAGE}
 
 No models yet? \`npm run models -- fetch\` downloads the set this machine needs.`;
 
-const sec = (t: number) => `${(t / 1000).toFixed(2)} s`;
-
 /** Long enough for the tests' timers (five and ten seconds) to ring after their clips end. */
 const DEFAULT_TAIL_MS = 30_000;
 
@@ -79,18 +77,9 @@ function parseActivations(spec: string): number[] {
     .sort((a, b) => a - b);
 }
 
-/** What one-shot listening did, as a line of the console log. */
-function oneShotLine(e: Extract<PipelineEvent, { type: 'one-shot' }>): string | null {
-  const at = `(${sec(e.t)})`;
-  if (e.reason === 'activation') return `  ◉ activation: ${e.state === 'armed' ? 'listening for one turn' : 'listening stopped'} ${at}`;
-  if (e.state !== 'idle' || e.reason === 'speech') return null;
-  const why = { 'end-of-turn': 'the turn ended', 'no-speech': 'no speech came', 'input-ended': 'the input ended' }[e.reason];
-  return `  ○ listening stopped: ${why} ${at}`;
-}
-
 function parseTail(text: string): number {
   const s = Number(text);
-  if (!Number.isFinite(s) || s < 0 || s > 3600) throw new UserError(`--tail: "${text}" is not a number of seconds from 0 to 3600`, 'usage');
+  if (!Number.isFinite(s) || s < 0 || s > 3600) throw new UserError(`--tail must be a number of seconds from 0 to 3600, got "${text}"`, 'usage');
   return s * 1000;
 }
 
@@ -98,27 +87,6 @@ function parseTail(text: string): number {
 export function timerReport(book: TimerBook, epochBase: number) {
   const at = (ms: number | null) => (ms === null ? null : Math.round(ms - epochBase));
   return book.all().map((t) => ({ name: t.name, kind: t.kind, durationMs: t.durationMs, setAtMs: at(t.setAtMs), dueAtMs: at(t.dueAtMs), firedAtMs: at(t.firedAtMs), cancelledAtMs: at(t.cancelledAtMs) }));
-}
-
-function ms(x: number | null): string {
-  return x === null ? '-' : `${Math.round(x)} ms`;
-}
-
-export function formatTurn(r: TurnReport): string {
-  const t = r.timings;
-  const l = r.latency;
-  return [
-    `turn ${r.index}  (${(t.speechStartMs / 1000).toFixed(2)}-${(t.speechEndMs / 1000).toFixed(2)} s, ` +
-      `${r.startedBy === 'speech' ? '' : `started by ${r.startedBy}, `}ended by ${r.endReason}` +
-      `${r.mergedContinuation ? ', merged continuation' : ''}${r.holdingPhrase ? ', holding phrase' : ''}` +
-      `${r.inputGainDb >= 1 ? `, input raised ${Math.round(r.inputGainDb)} dB` : ''})`,
-    `  user:      ${r.userText}`,
-    ...(r.command ? [`  command:   ${r.command.name} ${JSON.stringify(r.command.slots)} (no language model)`] : []),
-    `  assistant: ${r.assistantText}${r.interrupted ? `\n  heard:     ${r.heardText} [interrupted]` : ''}`,
-    ...(r.bargeIn ? [`  barge-in:  detected ${sec(r.bargeIn.detectedMs)}, playback stopped ${sec(r.bargeIn.playbackStoppedMs)}`] : []),
-    `  latency:   endpoint ${ms(l.endpointMs)} | stt ${ms(l.sttMs)} | llm first token ${ms(l.llmTtftMs)} | tts first audio ${ms(l.ttsFirstAudioMs)} | voice-to-voice ${ms(l.voiceToVoiceMs)}`,
-    ...(r.error ? [`  error:     ${r.error}`] : []),
-  ].join('\n');
 }
 
 /** `--log DIR`: the app's conversation history, in DIR; the folder is made (or refused) before any model loads. */
@@ -152,23 +120,7 @@ function withoutUserInfo(address: string): string {
 /** Samples of OUT.wav rendered at a time: 4 MB, whatever the length of the run. */
 const RENDER_PIECE = 1 << 20;
 
-/** What each change of playback says in the log. */
-const PLAYBACK_LINES = {
-  paused: '‖ playback paused: the user may be talking',
-  resumed: '▶ playback resumed: it was not speech',
-  ducked: '↓ answer lowered: the user may be talking',
-  restored: '↑ answer back to full volume',
-} as const;
-
-/** What each wake-phrase decision says in the log. */
-const WAKE_LINES = {
-  heard: (text: string) => `◉ wake phrase: "${text}" is a request`,
-  listening: () => '◉ wake phrase alone: listening for the request',
-  ignored: (text: string) => `· no wake phrase: "${text}" is not for the assistant`,
-  closed: () => '○ no request followed the wake phrase',
-} as const;
-
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   const { values } = parseCli(
     process.argv.slice(2),
     {
@@ -192,6 +144,11 @@ async function main(): Promise<void> {
     HELP,
   );
   if (!values.input) throw new UserError(`--input is required. Usage: ${USAGE}`, 'usage');
+  const say = new TalkConsole(process.stdout, values.quiet);
+  const stop = new RunStop((signal) => {
+    say.stoppedBy = signal;
+    say.line(`■ ${signal}: stopping; what was heard and said until now is kept`);
+  });
 
   // Bad input is reported before any model loads.
   const ptt = values.ptt === undefined ? null : parsePttSchedule(values.ptt);
@@ -226,9 +183,7 @@ async function main(): Promise<void> {
   if (values.cleaned !== undefined) WavWriter.check(values.cleaned, audio.durationSec * VAD_SAMPLE_RATE);
 
   const engines = await loadEnginesFor(settings, values.models);
-  const log = (line: string) => {
-    if (!values.quiet) console.log(line);
-  };
+  const log = (line: string) => say.line(line);
   log(
     `models: vad ${engines.models.vad.id}, stt ${engines.models.stt.id}, llm ${engines.models.llm.id} (${llmWhere(engines.models.llm)}), tts ${engines.models.tts.id}` +
       (engines.models.turn ? `, turn ${engines.models.turn.id}` : ''),
@@ -247,35 +202,26 @@ async function main(): Promise<void> {
   const pipeline = new VoicePipeline(engines, output, clock, () => settings, { timers, epochBase, ...(onCleaned ? { onCleaned } : {}) });
   pipeline.events.on((e) => {
     if (e.type === 'turn') void history?.record(e.report, settings, engines.models);
-    if (e.type === 'partial') log(`  … ${e.text} (${sec(e.t)})`);
-    else if (e.type === 'turn') log(formatTurn(e.report));
-    else if (e.type === 'notice' || e.type === 'error') log(`  ! ${e.message}`);
-    else if (e.type === 'playback') log(`  ${PLAYBACK_LINES[e.action]} (${sec(e.t)})`);
-    else if (e.type === 'wake-phrase') log(`  ${WAKE_LINES[e.state](e.text)} (${sec(e.t)})`);
-    else if (e.type === 'backchannel') log(`  ✓ acknowledgement "${e.text}": the answer goes on (${sec(e.t)})`);
-    else if (e.type === 'interrupted') log(`  ✂ barge-in: answer ${e.turn} stopped (${sec(e.t)})`);
-    else if (e.type === 'merged') log(`  + the user went on before hearing answer ${e.turn}: merged into the next turn (${sec(e.t)})`);
-    else if (e.type === 'holding-phrase') log(`  … holding phrase "${e.text}" (${sec(e.t)})`);
-    else if (e.type === 'timer') log(`  ⏰ ${e.kind} rings: "${e.text}" (${sec(e.t)})`);
-    else if (e.type === 'one-shot') {
-      const line = oneShotLine(e);
-      if (line) log(line);
-    }
+    say.event(e);
   });
 
+  /** Input time when a signal stopped the run (null: it ran to its end). */
+  let stoppedAtMs: number | null = null;
   try {
     let held = false;
     const pending = [...(activations ?? [])];
     // --room alone is --echo 1:0 through the room.
     const speakers: EchoPath | null = room ? new RoomSimulator(output, room, echo?.gain ?? 1, echo?.delayMs ?? 0) : echo ? new EchoSimulator(output, echo.gain, echo.delayMs) : null;
     if (room) log(`room: ${values.room} (${irMs(room)} ms), gain ${echo?.gain ?? 1}, delay ${echo?.delayMs ?? 0} ms`);
+    stop.start();
     // As runInput does, but from the file as it is read rather than a whole recording in memory.
-    await feedFrames(pipeline, () => frames.next(), clock, output, {
+    const fed = feedFrames(pipeline, () => frames.next(), clock, output, {
       fast: values.fast,
       // As talk always has: a turn still open when the silence tail runs out (maxTailMs) stays unreported.
       wakeWithinMs: tailMs,
       recordInto: (frame, startMs) => speakers?.mixInto(frame, startMs),
       beforeFrame: (_frame, startMs) => {
+        stop.check();
         // Each activation fires once the input has reached its time, between two frames.
         while (pending.length > 0 && pending[0]! <= startMs) {
           pending.shift();
@@ -285,6 +231,12 @@ async function main(): Promise<void> {
         const down = ptt.some(([a, b]) => startMs >= a && startMs < b);
         if (down !== held) pipeline.pushToTalk((held = down));
       },
+    });
+    await fed.catch((e: unknown) => {
+      if (!(e instanceof StopRequested)) throw e;
+      stoppedAtMs = clock.now();
+      // As the stop button does: the answer being spoken ends here and keeps what was heard; unheard ones go.
+      pipeline.stopSpeaking();
     });
     await pipeline.drain();
     // drain only waits for the replies to be produced: this reports the turns that are now complete.
@@ -300,8 +252,11 @@ async function main(): Promise<void> {
 
   if (values.output) {
     const rate = engines.tts.sampleRate;
-    // The input's length, or longer when an answer or a timer's notice played on after it.
-    const length = output.renderLength(rate, Math.max(audio.durationSec * 1000, Number.isFinite(output.endMs) ? output.endMs : 0));
+    // Stopped: up to that moment. Otherwise the input's length, or longer when an answer or a timer's notice played on after it.
+    const length =
+      stoppedAtMs !== null
+        ? Math.ceil((stoppedAtMs / 1000) * rate)
+        : output.renderLength(rate, Math.max(audio.durationSec * 1000, Number.isFinite(output.endMs) ? output.endMs : 0));
     await writeOutput('--output', values.output, () => {
       // Rendered and written a piece at a time: mostly silence, it need not all be in memory at once.
       const out = new WavWriter(values.output!, rate, length);
@@ -323,11 +278,15 @@ async function main(): Promise<void> {
       // The API key (a settings file may hold one for talk) never goes into a report.
       settings: withoutSecrets(settings),
       input: { file: values.input, durationMs: audio.durationSec * 1000 },
+      // Ctrl+C or SIGTERM: which, and the input time the run stopped at (null: it ran to the end).
+      stoppedBy: stop.signal ? { signal: stop.signal, atMs: stoppedAtMs === null ? null : Math.round(stoppedAtMs) } : null,
     };
     const file = values.report;
     await writeOutput('--report', file, () => writeFile(file, JSON.stringify(report, null, 2) + '\n'));
   }
-  if (pipeline.reports.length === 0) log('no turns (no speech was detected)');
+  if (pipeline.reports.length === 0) log(stoppedAtMs === null ? 'no turns (no speech was detected)' : 'no turns');
+  say.endInterim();
+  return stop.exitCode;
 }
 
 runCli(main);

@@ -23,6 +23,11 @@ export type PipelineEvent =
   | { type: 'answer-delta'; t: number; turn: number; text: string }
   | { type: 'clause'; t: number; turn: number; clause: Clause }
   | { type: 'audio'; t: number; turn: number; clause: number; startMs: number; endMs: number }
+  /**
+   * The answer to `turn` is decided and its first audio queued: the turn's report as it stands then
+   * (the answer's text so far, its latencies). The finished report follows as a 'turn' event.
+   */
+  | { type: 'answer-start'; t: number; turn: number; report: TurnReport }
   | { type: 'interrupted'; t: number; turn: number; heardText: string }
   /**
    * Playback held because the user may be talking, or resumed because they were not; lowered while

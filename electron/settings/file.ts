@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { UserError } from '../errors';
 import { DEFAULT_SETTINGS, formatSettingsErrors, freezeSettings, validateSettings, type Settings } from './schema';
 import { takeSecrets, type FoundKey } from './secrets-in-text';
+import { jsonSyntaxError } from './json-error';
 
 /** A settings file is a few kB; a larger one is not read (it would be held whole, and parsed). */
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
@@ -27,7 +28,10 @@ function parseSettingsText(text: string): Parsed {
   try {
     json = JSON.parse(body);
   } catch (e) {
-    return { ok: false, code: 'settings-invalid-json', reason: `is not valid JSON (${(e as Error).message})` };
+    // Line and column, as an editor shows them, rather than JSON.parse's "position 34".
+    const at = jsonSyntaxError(body);
+    const where = at ? `line ${at.line}, column ${at.column}: ${at.message}` : (e as Error).message;
+    return { ok: false, code: 'settings-invalid-json', reason: `is not valid JSON (${where})` };
   }
   const result = validateSettings(json);
   if (!result.ok) return { ok: false, code: 'invalid-settings', reason: formatSettingsErrors(result.errors) };

@@ -10,7 +10,7 @@ import type { AnswerDeps } from './answer-stream';
 import { Draft } from './draft';
 import { HoldingPhrases } from './holding-phrase';
 import { Reply } from './reply';
-import { newTurnRecord } from './turn-record';
+import { newTurnRecord, turnReport } from './turn-record';
 
 /** A turn being answered, with what else was said for it. */
 interface PendingTurn {
@@ -144,7 +144,24 @@ export class Answers {
       this.updateHistory(reply);
     });
     this.pending.push(pending);
+    this.announceStart(reply);
     events.emit({ type: 'end-of-turn', t: record.endOfTurnMs, turn: record.index, speechStartMs: record.speechStartMs, speechEndMs: record.speechEndMs, reason: record.endReason });
+  }
+
+  /**
+   * Emits 'answer-start' once the reply's first audio is queued, so a listener can show the turn's
+   * latencies then rather than when the whole answer has played.
+   */
+  private announceStart(reply: Reply): void {
+    const { events, clock, output } = this.ctx;
+    const off = events.on((e) => {
+      if (e.type !== 'audio' || e.turn !== reply.turn) return;
+      off();
+      // After the event's emitter has returned: an adopted draft's held audio is queued before the reply holds its answer.
+      queueMicrotask(() => events.emit({ type: 'answer-start', t: clock.now(), turn: reply.turn, report: turnReport(reply.record, output) }));
+    });
+    // No audio came (no words, an error, dropped): the listener goes with the reply.
+    void reply.done.then(off, off);
   }
 
   /**
