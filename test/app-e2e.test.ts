@@ -158,6 +158,16 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
       await remaining.waitFor({ timeout: 20_000 });
       const first = (await remaining.textContent()) ?? '';
       assert.match(first, /^0:0[1-5]$/, 'a five-second countdown');
+      // The ringing state can be short (see below): a watcher in the page records it if it is ever shown.
+      await page.evaluate(() => {
+        const w = window as unknown as { rangWithStop?: boolean };
+        w.rangWithStop = false;
+        const seen = () => {
+          if (document.querySelector('[data-testid=timer][data-ringing=true] [data-testid=timer-stop]')) w.rangWithStop = true;
+        };
+        new MutationObserver(seen).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-ringing'] });
+        seen();
+      });
       assert.equal(await timer.locator('[data-testid=timer-cancel]').getAttribute('aria-label'), 'Cancel the timer');
       await page.waitForFunction((was) => {
         const now = document.querySelector('[data-testid=timer-remaining]')?.textContent;
@@ -170,6 +180,7 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
       const rang = await Promise.race([stop.waitFor({ timeout: 15_000 }).then(() => true), timer.waitFor({ state: 'detached', timeout: 15_000 }).then(() => false)]);
       if (rang) await stop.click().catch(() => undefined);
       await page.locator('[data-testid=timer]').waitFor({ state: 'detached', timeout: 10_000 });
+      assert.equal(await page.evaluate(() => (window as unknown as { rangWithStop?: boolean }).rangWithStop), true, 'it was shown ringing, with a Stop button');
       await page.locator('[data-testid=assistant-state][data-state=speaking]').waitFor({ timeout: 3000 });
       assert.match((await page.locator('[data-testid=timers]').textContent()) ?? '', /None set/);
       // The turn was answered by the local command: its waterfall has a command stage, no LLM stage.

@@ -85,7 +85,9 @@ describe('npm run bench -- --turns', () => {
     const b = j.baseline as Record<string, unknown>;
     assert.deepEqual(Object.keys(b).slice(0, 3), ['streamingV2vMs', 'sequentialV2vMs', 'ratio']);
     assert.ok((b.streamingV2vMs as number) > 0 && (b.sequentialV2vMs as number) > 0);
-    assert.ok((b.ratio as number) > 0, `ratio ${b.ratio}`);
+    // The ratio is the two medians' quotient (to two places), not just some positive number.
+    const quotient = (b.sequentialV2vMs as number) / (b.streamingV2vMs as number);
+    assert.ok(Math.abs((b.ratio as number) - quotient) <= 0.005 + 1e-9, `ratio ${b.ratio}, sequential / streaming ${quotient}`);
     // The cascade waits 600 ms of silence, then every stage in turn.
     assert.ok((b.sequentialV2vMs as number) >= 550, `sequential ${b.sequentialV2vMs}`);
     const detector = j.detectorMs as { checks: number; median: number; p95: number };

@@ -35,6 +35,9 @@ describe('npm run bench', () => {
     const cost = j.echoCancellerMs as { n: number; median: number; p95: number };
     assert.ok(cost.n > 0 && cost.median > 0 && cost.median <= cost.p95, JSON.stringify(cost));
     assert.match(r.stdout, /echo canceller \(per 32 ms window\) +\d+ +\d+\.\d{3} +\d+\.\d{3}/);
+    // The small figures tests used to time (electron/bench/micro.ts) are printed, measured.
+    assert.match(r.stdout, /command match \(per utterance, µs\) +240 +\d+\.\d +\d+\.\d +\d+\.\d/);
+    assert.match(r.stdout, /resample 60 s 48 -> 16 kHz +3 +\d+ +\d+ +\d+/);
     const all = j.stages as Record<string, unknown>;
     assert.deepEqual(Object.keys(all), ['endpointMs', 'sttMs', 'llmTtftMs', 'ttsFirstAudioMs', 'voiceToVoiceMs', 'overheadMs', 'bargeInMs', 'afterEndMs', 'preparedLeadMs']);
     const { afterEndMs, ...rest } = all as { afterEndMs: { prepared: Dist; unprepared: Dist } } & Record<string, Dist>;
@@ -56,7 +59,8 @@ describe('npm run bench', () => {
     const endpoint = stages.endpointMs as Dist & { silenceMs: number };
     assert.equal(endpoint.silenceMs, 600);
     assert.ok(endpoint.median < 500, `endpoint ${endpoint.median}`);
-    assert.ok(stages.afterPrepared!.median < 100, `first audio ${stages.afterPrepared!.median} ms after the end of turn`);
+    // Prepared before the end of the turn; how soon it then plays is the bench's figure, not a test's.
+    assert.ok(stages.preparedLeadMs!.n === 3 && stages.preparedLeadMs!.max! > 0, JSON.stringify(stages.preparedLeadMs));
 
     const machine = j.machine as { cpu: string; cores: number; gpuBackend: string; peakRssMiB: number };
     assert.ok(machine.cores >= 1 && machine.cpu.length > 0 && machine.peakRssMiB > 50);
@@ -76,7 +80,8 @@ describe('npm run bench', () => {
     for (const name of ['endpointMs', 'sttMs', 'llmTtftMs', 'ttsFirstAudioMs', 'voiceToVoiceMs', 'overheadMs', 'afterUnprepared']) assert.ok(stages[name]!.n > 0, `${name} has measurements`);
     const endpoint = stages.endpointMs as Dist & { silenceMs: number; error: Dist };
     assert.ok(Math.abs(endpoint.error.median) <= 100, `endpoint error ${endpoint.error.median}`);
-    assert.ok(stages.overheadMs!.median >= 0 && stages.overheadMs!.median < 10, `our overhead is single-digit ms: ${stages.overheadMs!.median}`);
+    // Measured (its size is the bench's figure): never negative, never more than the stage it is part of.
+    assert.ok(stages.overheadMs!.median! >= 0 && stages.overheadMs!.max! <= stages.voiceToVoiceMs!.max!, `overhead ${JSON.stringify(stages.overheadMs)}`);
   });
 
   it('a corpus without a manifest, or bad --runs, is one clear error', async () => {

@@ -182,7 +182,12 @@ const TABLE: Row[] = [
 ];
 
 describe('matchCommand: phrasings -> command and slots', () => {
-  it('has a table of at least sixty phrasings', () => assert.ok(TABLE.length >= 60, String(TABLE.length)));
+  // The table below is the test: what it must cover is every command, and sentences that are none.
+  it('has phrasings of every command, and of sentences that are no command', () => {
+    const covered = new Set(TABLE.map((r) => r[1]));
+    assert.deepEqual(COMMAND_NAMES.filter((n) => !covered.has(n)), [], 'commands with no phrasing in the table');
+    assert.ok(covered.has(null), 'no sentence that must fall through to the model');
+  });
   for (const [text, name, slots] of TABLE) {
     it(`${JSON.stringify(text)} -> ${name ?? 'no command'}`, () => {
       const m = matchCommand(text);
@@ -197,14 +202,6 @@ describe('matchCommand: phrasings -> command and slots', () => {
     assert.deepEqual(matchCommand('set an alarm for seven')?.slots, { hour: 7, minute: 0, ampm: null });
     assert.deepEqual(matchCommand('cancel all alarms')?.slots, { all: true, hour: null, minute: null, ampm: null });
     assert.deepEqual(matchCommand('what time is it')?.slots, {});
-  });
-
-  it('is quick: well under a millisecond per utterance', () => {
-    const texts = TABLE.map((r) => r[0]);
-    const start = performance.now();
-    for (let i = 0; i < 20; i++) for (const t of texts) matchCommand(t);
-    const perUtterance = (performance.now() - start) / (20 * texts.length);
-    assert.ok(perUtterance < 2, `${perUtterance.toFixed(3)} ms per utterance`);
   });
 
   it('gives up on long utterances without trying every template', () => {

@@ -159,12 +159,14 @@ describe('end-of-turn model (the espeak stand-in, eot-espeak.onnx)', () => {
     );
   });
 
-  test('what a check costs (measured and printed; only a loose bound is asserted)', async () => {
-    const cost = await measureTurnCost(detector, { audio: noise(TURN_WINDOW_SAMPLES, 4, 0.1), runs: 30 });
-    const fmt = (s: { median: number; p95: number }) => `median ${s.median.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms`;
-    console.log(`features: ${fmt(cost.featuresMs)}; inference: ${fmt(cost.inferenceMs)}; both: ${fmt(cost.totalMs)} (${cost.totalMs.n} checks)`);
-    assert.equal(cost.totalMs.n, 30);
-    assert.ok(cost.totalMs.p95 < 200, `p95 of features + inference ${cost.totalMs.p95} ms`);
+  // What a check costs is a figure of `npm run bench` (electron/bench/micro.ts); here, that it is measured.
+  test('measureTurnCost measures each check: features and inference, both positive, ordered', async () => {
+    const cost = await measureTurnCost(detector, { audio: noise(TURN_WINDOW_SAMPLES, 4, 0.1), runs: 5, warmup: 1 });
+    for (const s of [cost.featuresMs, cost.inferenceMs, cost.totalMs]) {
+      assert.equal(s.n, 5);
+      assert.ok(s.median > 0 && s.median <= s.p95 && s.p95 <= s.max, JSON.stringify(s));
+    }
+    assert.ok(cost.totalMs.max <= cost.featuresMs.max + cost.inferenceMs.max + 1e-9, JSON.stringify(cost));
   });
 
   test('summarizeTurnCost: median and p95 by nearest rank', () => {

@@ -472,12 +472,9 @@ describe('resample', () => {
     }
   });
 
-  test('60 s at 48 kHz converts quickly', () => {
-    const x = sine(440, 48000, 60, 0.5);
-    const t0 = performance.now();
-    const y = resample(x, 48000, 16000);
-    const ms = performance.now() - t0;
+  // How long this takes is a figure of `npm run bench` (electron/bench/micro.ts), not a test.
+  test('60 s at 48 kHz converts to 60 s at 16 kHz', () => {
+    const y = resample(sine(440, 48000, 60, 0.5), 48000, 16000);
     assert.equal(y.length, 960000);
-    assert.ok(ms < 1500, `took ${ms.toFixed(0)} ms`); // loose bound for slow CI machines
   });
 });
