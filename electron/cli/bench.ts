@@ -23,7 +23,6 @@ import { readRoomCorpus, readRooms } from '../bench/room-corpus';
 import { costSummary, QUICK_CLIPS, ROOM_GAINS, roomTable, runRoomBench } from '../bench/rooms';
 import { readTurnCorpus } from '../bench/turn-corpus';
 import { microFigures, microTable } from '../bench/micro';
-import { microFigures, microTable } from '../bench/micro';
 import { tradeoffSvg } from '../bench/turn-svg';
 import { chartSeries, policySweep, runTurnBench, turnTable } from '../bench/turns';
 import { UserError } from '../errors';
@@ -195,7 +194,6 @@ Usage: ${USAGE}
       for (const r of perClip) reports.push(...r);
       process.stderr.write(`run ${i + 1}/${runs}: ${perClip.flat().length} turns\n`);
     }
-    console.log(microTable(await microFigures(engines.turn)));
     console.log(microTable(await microFigures(engines.turn)));
   } finally {
     await engines.dispose();
