@@ -24,6 +24,8 @@ export function progressLine(p: FileProgress, barWidth = 24): string {
   if (p.phase === 'waiting') return `${name}  waiting for another download of the same file…`;
   if (p.phase === 'verifying') return `${name}  verifying…`;
   if (p.phase === 'extracting') return `${name}  extracting…`;
+  if (p.phase === 'connecting') return `${name}  ${p.message ?? 'connecting'}…`;
+  if (p.phase === 'retrying' || p.phase === 'failed') return `${name}  ${p.message ?? p.phase}`;
   const total = p.totalBytes;
   const frac = total ? Math.min(1, p.receivedBytes / total) : 0;
   const filled = Math.round(frac * barWidth);

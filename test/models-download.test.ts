@@ -140,7 +140,8 @@ describe('model downloader (local HTTP server)', () => {
     assert.deepEqual(r.downloaded, ['model.bin']);
     assert.ok(readFileSync(path.join(root, 'm-ok', 'model.bin')).equals(DATA));
     assert.deepEqual(readdirSync(path.join(root, 'm-ok')), ['model.bin'], 'no .partial or .lock left');
-    assert.deepEqual([progress[0]!.phase, progress.at(-1)!.phase], ['downloading', 'done']);
+    assert.deepEqual([progress[0]!.phase, progress[1]!.phase, progress.at(-1)!.phase], ['connecting', 'downloading', 'done']);
+    assert.match(progress[0]!.message!, /^connecting to 127\.0\.0\.1:\d+$/);
     assert.ok(progress.some((p) => p.phase === 'verifying'));
     assert.equal(progress.at(-1)!.receivedBytes, SIZE);
     assert.deepEqual(await verifyModel(entry('m-ok', ''), root), { id: 'm-ok', ok: true, problems: [] });
@@ -187,7 +188,7 @@ describe('model downloader (local HTTP server)', () => {
     const t0 = Date.now();
     await assert.rejects(
       fetchModel(entry('m-stall', `${base}/stall/model.bin`), { root, stallTimeoutMs: 300, attempts: 2, backoffMs: 10 }),
-      /Could not download model\.bin of model m-stall from .* after 2 attempts: the server stopped sending for 0\.3 s/,
+      /Could not download model\.bin of model m-stall: 127\.0\.0\.1:\d+ stopped sending for 0\.3 s \(2 tries\)\. Check the connection/,
     );
     assert.ok(Date.now() - t0 < 3000, `gave up after ${Date.now() - t0} ms`);
     assert.equal(existsSync(path.join(root, 'm-stall', 'model.bin')), false);

@@ -53,10 +53,10 @@ function progressPrinter(): (p: FileProgress) => void {
   return (p) => {
     const key = `${p.modelId}/${p.file}`;
     if (tty) {
-      process.stderr.write(`\r\x1b[2K${progressLine(p, 30)}${p.phase === 'done' ? '\n' : ''}`);
+      process.stderr.write(`\r\x1b[2K${progressLine(p, 30)}${p.phase === 'done' || p.phase === 'failed' ? '\n' : ''}`);
       return;
     }
-    const step = p.phase === 'downloading' && p.totalBytes ? `${p.phase}${Math.floor((p.receivedBytes / p.totalBytes) * 10)}` : p.phase;
+    const step = p.phase === 'downloading' && p.totalBytes ? `${p.phase}${Math.floor((p.receivedBytes / p.totalBytes) * 10)}` : `${p.phase}${p.message ?? ''}`;
     if (lastStep.get(key) === step) return;
     lastStep.set(key, step);
     process.stderr.write(`${progressLine(p, 30)}\n`);

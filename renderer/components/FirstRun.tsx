@@ -3,26 +3,11 @@
  * model suits this machine and why, and a progress bar per file while it downloads.
  */
 import { api } from '../api/current';
-import type { FileProgress, ModelCheckStatus } from '../../electron/ipc-contract';
-import { formatBytes, formatSeconds } from '../../native-models/progress-bar';
 import { bytesOrUnknown } from '../../native-models/sizes';
+import { downloadRow } from '../model/download-state';
 import { plannedKindLabel } from '../model/labels';
 import { useUi } from '../store';
 
-
-/** One model's line under its progress bar. */
-function downloadState(files: FileProgress[], received: number, busy: boolean, check: ModelCheckStatus | undefined): string {
-  if (check?.state === 'checking') return 'verified · trying it once…';
-  if (check?.state === 'ok') return `works · ${check.detail ?? ''}`;
-  if (check?.state === 'failed') return 'does not work';
-  if (check?.state === 'skipped') return 'skipped · the assistant works without it';
-  const active = files.find((f) => f.phase !== 'done');
-  if (files.length > 0 && !active) return 'verified';
-  if (!active) return busy ? 'queued' : '';
-  if (active.phase === 'verifying' || active.phase === 'extracting') return `${active.phase}…`;
-  const left = active.etaSeconds !== null && active.etaSeconds > 0 ? ` ${formatSeconds(active.etaSeconds)} left` : '';
-  return `${formatBytes(received)} · ${formatBytes(Math.round(active.bytesPerSecond))}/s${left}`;
-}
 
 export function FirstRun() {
   const setup = useUi((s) => s.status?.setup);
@@ -48,6 +33,7 @@ export function FirstRun() {
           const done = files.length > 0 && files.every((f) => f.phase === 'done');
           const total = m.bytes ?? files.reduce((a, f) => a + (f.totalBytes ?? 0), 0);
           const check = setup.checks[m.id];
+          const row = downloadRow(files, busy, check);
           return (
             <li key={m.id} data-testid="download-item" data-check={check?.state ?? 'none'}>
               <div className="download-head">
@@ -58,11 +44,11 @@ export function FirstRun() {
               <progress max={total || 1} value={done ? total || 1 : Math.min(received, total || 1)} aria-label={`Download of ${m.name}`} />
               <div className="download-meta">
                 <span>{m.licence}</span>
-                <span data-testid="download-state">{downloadState(files, received, busy, check)}</span>
+                <span data-testid="download-state">{row.state}</span>
               </div>
-              {(check?.state === 'failed' || check?.state === 'skipped') && (
-                <div className="notice notice-error" data-testid="check-error">
-                  {check.detail}
+              {row.failure && (
+                <div className="notice notice-error" data-testid={check ? 'check-error' : 'download-failed'}>
+                  {row.failure}
                 </div>
               )}
             </li>
