@@ -31,23 +31,10 @@
  *   time it cannot say, nor saves one its own load would refuse.
  */
 
-import { FORMAT_VERSION, isTime, MAX_DATE_MS, MAX_NAME_CHARS, parseTimerFile } from './timer-format';
+import { FORMAT_VERSION, isTime, MAX_DATE_MS, MAX_NAME_CHARS, parseTimerFile, type Timer, type TimerKind } from './timer-format';
 
-export type TimerKind = 'timer' | 'alarm';
-
-export interface Timer {
-  id: string;
-  kind: TimerKind;
-  /** As the user said it ("pasta"); matched case-insensitively. */
-  name: string | null;
-  /** Timers: the total length asked for (grows with `addTime`). Alarms: null. */
-  durationMs: number | null;
-  setAtMs: number;
-  dueAtMs: number;
-  firedAtMs: number | null;
-  cancelledAtMs: number | null;
-  stoppedAtMs: number | null;
-}
+// The entry's shape lives with the file format; the book's users import it from here.
+export type { Timer, TimerKind } from './timer-format';
 
 export interface CancelWhich {
   /** Exactly this entry (the window's cancel button). */

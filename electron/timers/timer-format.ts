@@ -4,7 +4,23 @@
  * half right. How many entries it holds is not checked here: the keeper bounds that at load, keeping
  * the file's timers rather than refusing them all.
  */
-import type { Timer } from './timer-book';
+
+/** One timer or alarm as the book holds it and the file stores it. */
+export type TimerKind = 'timer' | 'alarm';
+
+export interface Timer {
+  id: string;
+  kind: TimerKind;
+  /** As the user said it ("pasta"); matched case-insensitively. */
+  name: string | null;
+  /** Timers: the total length asked for (grows with `addTime`). Alarms: null. */
+  durationMs: number | null;
+  setAtMs: number;
+  dueAtMs: number;
+  firedAtMs: number | null;
+  cancelledAtMs: number | null;
+  stoppedAtMs: number | null;
+}
 
 export const FORMAT_VERSION = 1;
 /** The furthest from 1970 a Date can be (ms): beyond it a time cannot be said or shown. */
