@@ -217,6 +217,16 @@ describe('talk console', () => {
     assert.doesNotMatch(done, /word59/);
   });
 
+  it("a command's answer is whole when it starts: no \"…\", and not said again when it finishes", () => {
+    const { out, written } = screen(false);
+    const c = new TalkConsole(out);
+    const timer = report({ userText: 'set a timer for five seconds', assistantText: 'Timer set for five seconds.', command: { name: 'timer.start', slots: { durationMs: 5000 } }, llmUsed: false });
+    c.event({ type: 'answer-start', t: 2600, turn: 0, report: timer });
+    assert.match(written[0]!, /\n {2}assistant: Timer set for five seconds\.\n/);
+    c.event({ type: 'turn', t: 4500, turn: 0, report: timer });
+    assert.equal(written[1], 'turn 0 finished: the answer played to the end (9.00 s)\n');
+  });
+
   it('a turn whose answer never played prints whole when it ends, as before', () => {
     const { out, written } = screen(false);
     new TalkConsole(out).event({ type: 'turn', t: 3000, turn: 0, report: report({ assistantText: '', heardText: '', error: 'The language model failed: boom' }) });

@@ -127,8 +127,8 @@ const CLEAR_LINE = '\r\x1b[2K';
 export class TalkConsole {
   /** A terminal line of interim words is showing, not yet ended by a newline. */
   private interimOpen = false;
-  /** The latency line printed when each turn's answer started, by turn. */
-  private readonly started = new Map<number, string>();
+  /** What was printed when each turn's answer started (its latency line and answer line), by turn. */
+  private readonly started = new Map<number, { latency: string; answer: string }>();
   /** Set once the run is being stopped (Ctrl+C): stopped answers say so, not "barge-in". */
   stoppedBy: string | null = null;
 
@@ -208,15 +208,17 @@ export class TalkConsole {
   /** The answer's first audio is queued: the turn so far and its latencies, now rather than when it has played. */
   private answerStarted(r: TurnReport): void {
     const latency = latencyLine(r);
-    this.started.set(r.index, latency);
-    const soFar = r.assistantText ? `${capped(r.assistantText, this.width)}${r.assistantText.endsWith('…') ? '' : ' …'}` : '…';
-    this.line([...head(r), `  assistant: ${soFar}`, latency].join('\n'));
+    // A command's answer is whole from the start; the language model's goes on being written.
+    const more = r.command || r.assistantText.endsWith('…') ? '' : ' …';
+    const answer = `  assistant: ${capped(r.assistantText, this.width)}${more}`;
+    this.started.set(r.index, { latency, answer });
+    this.line([...head(r), answer, latency].join('\n'));
   }
 
   /** The turn is over: the whole answer (as much as the console shows), how it ended, and any figure that changed since it started. */
   private turnDone(r: TurnReport): void {
     const early = this.started.get(r.index);
-    if (early === undefined) {
+    if (!early) {
       this.line(formatTurn(r, this.width));
       return;
     }
@@ -226,11 +228,11 @@ export class TalkConsole {
     this.line(
       [
         r.interrupted ? `turn ${r.index} finished: the answer was stopped at ${at}` : `turn ${r.index} finished: the answer played to the end (${at})`,
-        `  assistant: ${capped(r.assistantText, this.width)}`,
+        ...[`  assistant: ${capped(r.assistantText, this.width)}`].filter((a) => a !== early.answer),
         ...heardLine(r, this.width),
         ...bargeInLine(r),
         // Pauses after the answer started can move its first audio: the figures that stand are the final ones.
-        ...(latency !== early ? [latency] : []),
+        ...(latency !== early.latency ? [latency] : []),
         ...(r.error ? [`  error:     ${r.error}`] : []),
       ].join('\n'),
     );
