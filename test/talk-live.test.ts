@@ -227,6 +227,14 @@ describe('talk console', () => {
     assert.equal(written[1], 'turn 0 finished: the answer played to the end (9.00 s)\n');
   });
 
+  it('an answer stopped before any of it played says so, not that it played to the end', () => {
+    const { out, written } = screen(false);
+    const c = new TalkConsole(out);
+    c.event({ type: 'answer-start', t: 2600, turn: 0, report: report({ assistantText: 'Once upon', heardText: '' }) });
+    c.event({ type: 'turn', t: 2700, turn: 0, report: report({ assistantText: 'Once upon', heardText: '' }) });
+    assert.match(written[1]!, /^turn 0 finished: the answer was dropped before any of it played\n/);
+  });
+
   it('a turn whose answer never played prints whole when it ends, as before', () => {
     const { out, written } = screen(false);
     new TalkConsole(out).event({ type: 'turn', t: 3000, turn: 0, report: report({ assistantText: '', heardText: '', error: 'The language model failed: boom' }) });

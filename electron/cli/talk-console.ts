@@ -114,6 +114,14 @@ function oneShotLine(e: Extract<PipelineEvent, { type: 'one-shot' }>): string | 
   return `  ○ listening stopped: ${why} ${at}`;
 }
 
+/** How an answer that started ended: stopped while heard, dropped before any of it played, or played out. */
+function howItEnded(r: TurnReport, at: string): string {
+  if (r.interrupted) return `the answer was stopped at ${at}`;
+  // Stopped before its first audio played (a stop or a key press right then): nothing of it was heard.
+  if (r.assistantText && !r.heardText) return 'the answer was dropped before any of it played';
+  return `the answer played to the end (${at})`;
+}
+
 /** Where the lines go: process.stdout, or a stand-in in tests. */
 export interface ConsoleOut {
   write(text: string): unknown;
@@ -150,6 +158,12 @@ export class TalkConsole {
     if (this.quiet) return;
     this.endInterim();
     this.out.write(`${text}\n`);
+  }
+
+  /** A warning, on stderr (printed even when quiet), below the interim line rather than on it. */
+  warn(text: string): void {
+    this.endInterim();
+    console.error(text);
   }
 
   /** Ends the interim line, if one is open: before the process exits or writes elsewhere. */
@@ -192,6 +206,8 @@ export class TalkConsole {
       case 'interrupted':
         return this.line(this.stoppedBy ? `  ■ answer ${e.turn} stopped by ${this.stoppedBy} (${sec(e.t)})` : `  ✂ barge-in: answer ${e.turn} stopped (${sec(e.t)})`);
       case 'merged':
+        // Its answer is dropped and never reported: the next turn carries its words.
+        this.started.delete(e.turn);
         return this.line(`  + the user went on before hearing answer ${e.turn}: merged into the next turn (${sec(e.t)})`);
       case 'holding-phrase':
         return this.line(`  … holding phrase "${e.text}" (${sec(e.t)})`);
@@ -227,7 +243,7 @@ export class TalkConsole {
     const at = sec(r.timings.lastAudioMs ?? 0);
     this.line(
       [
-        r.interrupted ? `turn ${r.index} finished: the answer was stopped at ${at}` : `turn ${r.index} finished: the answer played to the end (${at})`,
+        `turn ${r.index} finished: ${howItEnded(r, at)}`,
         ...[`  assistant: ${capped(r.assistantText, this.width)}`].filter((a) => a !== early.answer),
         ...heardLine(r, this.width),
         ...bargeInLine(r),

@@ -90,10 +90,10 @@ export function timerReport(book: TimerBook, epochBase: number) {
 }
 
 /** `--log DIR`: the app's conversation history, in DIR; the folder is made (or refused) before any model loads. */
-async function talkHistory(dir: string): Promise<HistoryRecorder> {
+async function talkHistory(dir: string, warn: (message: string) => void): Promise<HistoryRecorder> {
   await prepareLogFolder(dir);
   // A failed write costs that turn's line, not the run.
-  return new HistoryRecorder(dir, { app: await packageVersion(), catalog: ALL_MODELS, onError: (message) => console.error(`warning: ${message}`) });
+  return new HistoryRecorder(dir, { app: await packageVersion(), catalog: ALL_MODELS, onError: (message) => warn(`warning: ${message}`) });
 }
 
 /** Where the language model runs, as the models line says it. */
@@ -171,7 +171,7 @@ async function main(): Promise<number> {
   const epochBase = values.now === undefined ? Date.now() : parseNow(values.now);
   const tailMs = values.tail === undefined ? DEFAULT_TAIL_MS : parseTail(values.tail);
   if (values.log === '') throw new UserError(`--log needs a folder. Usage: ${USAGE}`, 'usage');
-  const history = values.log === undefined ? null : await talkHistory(values.log);
+  const history = values.log === undefined ? null : await talkHistory(values.log, (line) => say.warn(line));
   const loaded: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Simulating the key implies push-to-talk mode; simulating activations, one-shot mode.
   const settings: Settings = ptt ? { ...loaded, mode: 'push-to-talk' } : activations ? { ...loaded, mode: 'one-shot' } : loaded;
@@ -190,7 +190,7 @@ async function main(): Promise<number> {
   );
   if (values.output) WavWriter.check(values.output, (audio.durationSec + tailMs / 1000) * engines.tts.sampleRate);
   // The end-of-turn model is optional: a broken one is worth a warning, not a failed run.
-  if (engines.turnError) console.error(`warning: ${engines.turnError.message} Running without it: silence alone ends each turn.`);
+  if (engines.turnError) say.warn(`warning: ${engines.turnError.message} Running without it: silence alone ends each turn.`);
 
   const clock = values.fast ? new FastForwardClock() : new RealtimeClock();
   const output = new TimelineOutput();
