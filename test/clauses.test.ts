@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClauseSplitter, heardPrefix, type Clause, type ClauseSplitterOptions } from '../electron/text/clauses';
+import { ClauseSplitter, type Clause, type ClauseSplitterOptions } from '../electron/text/clauses';
+import { heardPrefix } from '../electron/text/heard';
 
 function splitWhole(text: string, opts?: ClauseSplitterOptions): Clause[] {
   const s = new ClauseSplitter(opts);
@@ -270,4 +271,93 @@ test('heardPrefix: full clauses plus a word-aligned fraction, always a raw prefi
   assert.ok(h.length <= cs[2]!.sourceEnd);
   // A fraction too small to cover one word adds nothing.
   assert.equal(heardPrefix('Hello wonderful world.', splitWhole('Hello wonderful world.'), 0, 0.1), '');
+});
+
+// Issue 24 (hostile inputs): one 20 MB answer chunk with no punctuation made the voice try to
+// allocate 47 GB. Clauses stay within maxChars whatever the answer, and splitting stays linear.
+
+/** Pushes `text` in `step`-character deltas, yielding now and then (so a test's timeout can fire); checks as it goes. */
+async function splitStreamed(text: string, step: number, opts?: ClauseSplitterOptions, onClause?: (c: Clause, received: number) => void): Promise<Clause[]> {
+  const s = new ClauseSplitter(opts);
+  const out: Clause[] = [];
+  for (let i = 0, n = 0; i < text.length; i += step, n++) {
+    for (const c of s.push(text.slice(i, i + step))) {
+      onClause?.(c, Math.min(text.length, i + step));
+      out.push(c);
+    }
+    if (n % 4096 === 4095) await new Promise((r) => setImmediate(r));
+  }
+  out.push(...s.flush());
+  return out;
+}
+
+function checkBounded(raw: string, cs: Clause[], max = 220): void {
+  checkInvariants(raw, cs);
+  for (const c of cs) assert.ok(c.text.length <= max, `a clause of ${c.text.length} chars`);
+}
+
+test('a 20 MB chunk with no space or punctuation comes out as clauses within maxChars, none lost', (t) => {
+  const raw = 'a'.repeat(20_000_000);
+  const t0 = performance.now();
+  const s = new ClauseSplitter();
+  const cs = [...s.push(raw), ...s.flush()];
+  t.diagnostic(`20 MB in one delta: ${cs.length} clauses in ${(performance.now() - t0).toFixed(0)} ms`);
+  checkBounded(raw, cs);
+  assert.equal(cs.length, Math.ceil(20_000_000 / 220));
+  assert.equal(cs.map((c) => c.text).join(''), raw);
+});
+
+test('1 MB in 1- and 64-character deltas: each clause as soon as it is due, the same clauses as in one delta', { timeout: 120_000 }, async (t) => {
+  for (const raw of ['a'.repeat(1_000_000), 'word '.repeat(200_000)]) {
+    const whole = splitWhole(raw);
+    checkBounded(raw, whole);
+    for (const step of [1, 64]) {
+      const t0 = performance.now();
+      let latest = 0;
+      const cs = await splitStreamed(raw, step, {}, (c, received) => {
+        // A clause comes out within a clause's length (plus a delta) of its end arriving.
+        assert.ok(received - c.sourceEnd <= 221 + step, `clause ending at ${c.sourceEnd} came out at ${received}`);
+        latest = received;
+      });
+      t.diagnostic(`${JSON.stringify(raw.slice(0, 5))}… 1 MB in ${step}-char deltas: ${cs.length} clauses in ${(performance.now() - t0).toFixed(0)} ms`);
+      assert.ok(latest > raw.length - 1000, 'clauses came out while the text streamed in');
+      assert.deepEqual(cs, whole);
+    }
+  }
+});
+
+test('hostile runs in 1-character deltas (punctuation, backticks, spaces, brackets, a long code line) end and stay bounded', { timeout: 120_000 }, async (t) => {
+  const cases: Record<string, string> = {
+    exclamations: '!'.repeat(200_000),
+    dots: '. '.repeat(100_000),
+    backticks: '`'.repeat(200_000),
+    spaces: ' '.repeat(200_000),
+    brackets: '[a '.repeat(70_000),
+    'code line': `Here:\n\`\`\`\n${'x'.repeat(200_000)}\n\`\`\`\nDone.`,
+    'unclosed fence': `\`\`\`${'y'.repeat(200_000)}`,
+    expanding: '50% '.repeat(50_000),
+  };
+  for (const [name, raw] of Object.entries(cases)) {
+    const t0 = performance.now();
+    const cs = await splitStreamed(raw, 1);
+    t.diagnostic(`${name}: ${raw.length} chars, ${cs.length} clauses in ${(performance.now() - t0).toFixed(0)} ms`);
+    checkBounded(raw, cs);
+    assert.deepEqual(cs, splitWhole(raw), name);
+  }
+  assert.deepEqual(texts(await splitStreamed(cases['code line']!, 1)), ['Here:', 'Done.']);
+});
+
+test('random markdown soup: the same clauses however it is cut into deltas, each within maxChars', () => {
+  const parts = ['Hello', 'weather', 'a'.repeat(300), '!'.repeat(80), '`'.repeat(70), ' '.repeat(80), '\n```\n', 'e.g.', '3.5',
+    '**bold**', '[a link](https://example.com/x)', 'https://www.github.com/a/b', '`code`', '1,000', '—', '50%', '20°C', 'U.S.',
+    '...', '!', '?', ',', '.', '\n', '- ', '1. ', '> ', '(sighs)', '🎉', '漢字', '。', '，', '&', '#5', '→', '[[', ']]'];
+  for (let seed = 1; seed <= 150; seed++) {
+    const rand = rng(seed);
+    let raw = '';
+    for (let k = 0, n = 5 + Math.floor(rand() * 150); k < n; k++) raw += parts[Math.floor(rand() * parts.length)]! + (rand() < 0.7 ? ' ' : '');
+    const opts = { maxChars: 32 + Math.floor(rand() * 200) };
+    const whole = splitWhole(raw, opts);
+    checkBounded(raw, whole, opts.maxChars);
+    assert.deepEqual(splitChunked(raw, seed, opts), whole, `seed ${seed}`);
+  }
 });

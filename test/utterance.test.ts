@@ -12,6 +12,7 @@ import { TimelineOutput } from '../electron/pipeline/speak/output';
 import { serialSynthesizer } from '../electron/pipeline/speak/tts-queue';
 import { Utterance, type UtteranceSource } from '../electron/pipeline/speak/utterance';
 import { HeldSink, PlayingSink, type UtteranceSink } from '../electron/pipeline/speak/utterance-sink';
+import { MAX_SPOKEN_CHARS } from '../electron/text/speech-limits';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -134,6 +135,26 @@ describe('utterance (scripted voice)', () => {
     assert.equal(voice.calls.length, 3);
     assert.equal(log.filter((e) => e.type === 'audio').length, 2);
     assert.ok(log.some((e) => e.type === 'notice' && e.message.includes('FAIL this one')));
+  });
+});
+
+describe('an utterance of a hostile answer (issue 24)', () => {
+  it('one word of 256 kB in 64-character deltas: the voice gets clause-sized texts from the first one on, and the whole answer is kept', async () => {
+    const answer = 'a'.repeat(256 * 1024);
+    const { u, voice, output } = make({
+      kind: 'stream',
+      write: async (onText) => {
+        for (let i = 0; i < answer.length; i += 64) onText(answer.slice(i, i + 64));
+      },
+    });
+    while (u.audioSpan === null) await sleep(1);
+    const first = voice.calls[0]!.text;
+    assert.equal(first, 'a'.repeat(220), 'the first clause is cut where the limit falls');
+    u.cancel(output.queuedTo / 2);
+    await u.done;
+    assert.ok(voice.calls.every((c) => c.text.length <= MAX_SPOKEN_CHARS));
+    assert.equal(u.text, answer);
+    assert.equal(u.heardText, '', 'half a clause of one word is no whole word heard');
   });
 });
 

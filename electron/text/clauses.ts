@@ -1,12 +1,17 @@
 /**
  * Incremental splitting of a streamed LLM reply into speakable clauses.
  *
- * The splitter keeps the whole raw reply and a cursor. Every decision about a
+ * The splitter reads the raw reply with a cursor. Every decision about a
  * character is made from the characters already received; when a decision
  * needs a character that has not arrived yet (a "." at the very end of the
  * buffer), scanning stops there and resumes on the next push. That makes the
  * result independent of how the reply was cut into deltas, and a clause is
  * emitted as soon as its end is certain.
+ *
+ * Whatever the reply, no clause speaks more than `maxChars` characters (at
+ * most MAX_SPOKEN_CHARS), and splitting takes time linear in the reply: runs
+ * of punctuation are read at most RUN_CAP characters ahead, a clause at most
+ * `rawCap` raw characters long, and only the clause under way is kept in view.
  *
  * Fenced code blocks (``` or ~~~, possibly arriving over many deltas) are
  * never spoken. By default they produce no clause at all (the code is on
@@ -14,10 +19,14 @@
  * stand-in instead.
  */
 import { toSpeakable } from './speakable';
+import { CodeFence } from './code-fence';
+import { ClauseLength } from './clause-length';
+import { RawWindow } from './raw-window';
+import { MAX_SPOKEN_CHARS, maySpeak, splitForSpeech } from './speech-limits';
 
 export interface Clause {
   index: number;
-  /** Speakable, non-empty. */
+  /** Speakable, non-empty, at most maxChars long. */
   text: string;
   /** [start, end) offsets into the full raw reply text pushed so far. */
   sourceStart: number;
@@ -29,7 +38,7 @@ export interface ClauseSplitterOptions {
   firstClauseMinChars?: number;
   /** Later clauses end at , ; : — only once they have this many speakable chars. */
   minChars?: number;
-  /** Longer clauses are cut at the last word boundary that keeps them within this. */
+  /** Longer clauses are cut at the last word boundary that keeps them within this (32 to MAX_SPOKEN_CHARS). */
   maxChars?: number;
   /** Spoken in place of a fenced code block; '' (default) speaks nothing. */
   codeBlockText?: string;
@@ -44,6 +53,11 @@ const SOFT_SPACED = ',;:–';
 const SOFT_UNSPACED = '—，、；：';
 // Characters that still belong to the clause after its punctuation.
 const CLOSERS = '"\'”’»)]}*_」』）》';
+// A run of punctuation, closers, backticks or spaces is read this far at most: a longer one is
+// decided where the cap falls, so waiting for a run to end never rescans a growing run.
+const RUN_CAP = 64;
+// Indentation beyond this is no code fence.
+const MAX_FENCE_INDENT = 40;
 
 const ABBREVIATIONS = new Set([
   'mr', 'mrs', 'ms', 'mx', 'dr', 'prof', 'sr', 'jr', 'st', 'vs', 'etc', 'cf', 'approx',
@@ -51,29 +65,26 @@ const ABBREVIATIONS = new Set([
 ]);
 
 const SPACE_RE = /\s/;
-const CJK_CHAR_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+export const CJK_CHAR_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const LOWER_RE = /\p{Ll}/u;
 const TOKEN_CHAR_RE = /[\p{L}\p{N}.]/u;
 
-function isSpace(c: string | undefined): boolean {
-  return c !== undefined && SPACE_RE.test(c);
+function isSpace(c: string): boolean {
+  return c !== '' && SPACE_RE.test(c);
 }
 
-interface FenceState {
-  char: string;
-  len: number;
-  /** Raw offset of the opening marker. */
-  start: number;
-  /** Where to look for the end of the opening line, while `line` is -1. */
-  searchFrom: number;
-  /** Start of the next content line to examine, or -1 if not known yet. */
-  line: number;
+function isAsciiAlnum(code: number): boolean {
+  const lower = code | 32;
+  return (lower >= 97 && lower <= 122) || (code >= 48 && code <= 57);
 }
 
 export class ClauseSplitter {
-  private raw = '';
+  private readonly raw = new RawWindow();
+  private readonly length: ClauseLength;
   /** Start of the text not yet emitted or discarded. */
   private start = 0;
+  /** Whether only whitespace, '>' and '#' precede `start` on its line (then "1." is a list marker). */
+  private startAtLineHead = true;
   /** Next raw offset to examine; [start, scan) holds no boundary. */
   private scan = 0;
   private count = 0;
@@ -81,28 +92,37 @@ export class ClauseSplitter {
   private inlineTicks = 0;
   /** Latest word boundary where the pending clause still fits in maxChars. */
   private lastSplit = -1;
-  private fence: FenceState | null = null;
+  /** Latest word boundary outside brackets: the cut when none fits. */
+  private lastBreak = -1;
+  /** Where the word being read began. */
+  private wordStart = 0;
+  private fence: CodeFence | null = null;
   private finished = false;
   private readonly firstMin: number;
   private readonly minChars: number;
   private readonly maxChars: number;
+  /** The longest a clause may get in raw text (markup, a link) before it is cut regardless. */
+  private readonly rawCap: number;
   private readonly codeBlockText: string;
 
   constructor(opts: ClauseSplitterOptions = {}) {
     this.firstMin = Math.max(1, opts.firstClauseMinChars ?? 20);
     this.minChars = Math.max(1, opts.minChars ?? 60);
-    this.maxChars = Math.max(10, opts.maxChars ?? 220);
-    this.codeBlockText = (opts.codeBlockText ?? '').trim();
+    this.maxChars = Math.min(MAX_SPOKEN_CHARS, Math.max(32, opts.maxChars ?? 220));
+    this.rawCap = Math.max(1000, 4 * this.maxChars);
+    this.codeBlockText = (opts.codeBlockText ?? '').trim().slice(0, this.maxChars);
+    this.length = new ClauseLength(this.raw, 2 * this.maxChars);
   }
 
   get rawText(): string {
-    return this.raw;
+    return this.raw.whole;
   }
 
   push(delta: string): Clause[] {
     if (this.finished) throw new Error('ClauseSplitter: push() after flush()');
     if (delta === '') return [];
-    this.raw += delta;
+    // One character before the clause stays in view: the line-start check reads it.
+    this.raw.append(delta, (this.fence ? this.fence.next : this.start) - 1);
     return this.run(false);
   }
 
@@ -116,6 +136,10 @@ export class ClauseSplitter {
     return out;
   }
 
+  private ch(i: number): string {
+    return this.raw.ch(i);
+  }
+
   private run(final: boolean): Clause[] {
     const out: Clause[] = [];
     for (;;) {
@@ -127,45 +151,79 @@ export class ClauseSplitter {
     }
   }
 
-  /** Emits raw [a, b) (trimmed) as a clause if anything speakable is in it. */
+  /** Emits raw [a, b) (trimmed) as clauses if anything speakable is in it: more than one when it speaks too long. */
   private emit(a: number, b: number, out: Clause[]): void {
-    const s = this.raw;
     let ss = a;
     let ee = b;
-    while (ss < ee && isSpace(s[ss])) ss++;
-    while (ee > ss && isSpace(s[ee - 1])) ee--;
+    while (ss < ee && isSpace(this.ch(ss))) ss++;
+    while (ee > ss && isSpace(this.ch(ee - 1))) ee--;
     if (ss >= ee) return;
-    const text = toSpeakable(s.slice(ss, ee));
+    const source = this.raw.text(ss, ee);
+    const text = maySpeak(source) ? toSpeakable(source) : '';
     if (text === '') return;
-    out.push({ index: this.count++, text, sourceStart: ss, sourceEnd: ee });
+    const pieces = text.length <= this.maxChars ? [{ start: 0, end: text.length }] : splitForSpeech(text, this.maxChars);
+    // Each piece gets the share of the raw source that it has of the speakable text, at least one
+    // raw character (the speakable weights in speech-limits.ts keep pieces fewer than that).
+    if (pieces.length > ee - ss) pieces.splice(ee - ss - 1, Infinity, { start: pieces[ee - ss - 1]!.start, end: text.length });
+    let from = ss;
+    pieces.forEach((p, k) => {
+      const left = pieces.length - 1 - k;
+      const share = k === pieces.length - 1 ? ee : ss + Math.round((p.end / text.length) * (ee - ss));
+      let to = Math.max(from + 1, Math.min(ee - left, share));
+      while (to > from + 1 && isSpace(this.ch(to - 1))) to--;
+      out.push({ index: this.count++, text: text.slice(p.start, p.end), sourceStart: from, sourceEnd: to });
+      from = to;
+      while (from < ee - left && isSpace(this.ch(from))) from++;
+    });
+  }
+
+  /** The clause now starts at `at`. */
+  private setStart(at: number, lineHead = this.lineHeadBefore(at)): void {
+    this.startAtLineHead = lineHead;
+    this.start = at;
+    this.wordStart = Math.max(this.wordStart, at);
+    this.lastSplit = this.lastBreak = -1;
+    this.length.reset(at);
   }
 
   /** Ends the pending clause at `end`; scanning continues from there. */
   private cut(end: number, out: Clause[]): true {
     this.emit(this.start, end, out);
-    this.start = end;
+    this.setStart(end);
     this.scan = end;
-    this.lastSplit = -1;
     return true;
   }
 
-  private speakLen(a: number, b: number): number {
-    return toSpeakable(this.raw.slice(a, b)).length;
+  /**
+   * [start, i) speaks too long: cut at the latest boundary that fits, else the latest word
+   * boundary, else inside the word (`back`: [start, i - 1) was the longest that fit).
+   */
+  private overflow(i: number, back: boolean, out: Clause[]): true {
+    let at = this.lastSplit > this.start ? this.lastSplit : this.lastBreak > this.start ? this.lastBreak : i;
+    if (at === i && back && i - 1 > this.start) at = i - 1;
+    const c = this.raw.code(at);
+    if (c >= 0xdc00 && c <= 0xdfff && at - 1 > this.start) at--; // not between a surrogate pair
+    this.cut(at, out);
+    this.scan = i;
+    return true;
   }
 
   /** Returns false when it needs more input to decide. */
   private stepText(final: boolean, out: Clause[]): boolean {
-    const s = this.raw;
-    const n = s.length;
+    const n = this.raw.length;
     const i = this.scan;
-    const c = s[i]!;
+    if (i - this.start >= this.rawCap) return this.overflow(i, false, out);
 
-    if (i === 0 || s[i - 1] === '\n') {
+    if (i === 0 || this.ch(i - 1) === '\n') {
       const r = this.lineStart(i, final, out);
       if (r === 'wait') return false;
       if (r === 'fence') return true;
     }
 
+    const code = this.raw.code(i);
+    if (isAsciiAlnum(code)) return this.stepWord(i, out); // most of any text: none of the checks below applies
+
+    const c = this.ch(i);
     if (c === '\n') {
       this.inlineTicks = 0; // inline code never spans lines
       this.cut(i, out);
@@ -175,7 +233,7 @@ export class ClauseSplitter {
 
     if (c === '`') {
       let j = i;
-      while (j < n && s[j] === '`') j++;
+      while (j < n && j - i < RUN_CAP && this.ch(j) === '`') j++;
       if (j === n && !final) return false; // the run may grow
       const len = j - i;
       if (this.inlineTicks === 0) this.inlineTicks = len;
@@ -188,42 +246,47 @@ export class ClauseSplitter {
       if (TERMINATORS.includes(c)) return this.sentenceEnd(i, final, out);
       if (CJK_TERMINATORS.includes(c)) {
         let j = i + 1;
-        while (j < n && (CJK_TERMINATORS.includes(s[j]!) || TERMINATORS.includes(s[j]!))) j++;
-        while (j < n && CLOSERS.includes(s[j]!)) j++;
+        while (j < n && j - i < RUN_CAP && (CJK_TERMINATORS.includes(this.ch(j)) || TERMINATORS.includes(this.ch(j)))) j++;
+        while (j < n && j - i < RUN_CAP && CLOSERS.includes(this.ch(j))) j++;
         if (j === n && !final) return false; // a closing quote may follow
         return this.cut(j, out);
       }
       if (SOFT_SPACED.includes(c)) {
         let k = i + 1;
-        while (k < n && CLOSERS.includes(s[k]!)) k++;
+        while (k < n && k - i < RUN_CAP && CLOSERS.includes(this.ch(k))) k++;
         if (k === n && !final) return false;
-        if (k === n || isSpace(s[k])) {
-          if (this.speakLen(this.start, k) >= this.softMin()) return this.cut(k, out);
+        if (k === n || isSpace(this.ch(k))) {
+          if (this.length.reaches(k, this.softMin())) return this.cut(k, out);
         }
         this.scan = k;
         return true;
       }
       if (SOFT_UNSPACED.includes(c)) {
-        if (this.speakLen(this.start, i + 1) >= this.softMin()) return this.cut(i + 1, out);
+        if (this.length.reaches(i + 1, this.softMin())) return this.cut(i + 1, out);
         this.scan = i + 1;
         return true;
       }
     }
 
     if (isSpace(c) || CJK_CHAR_RE.test(c)) {
-      // A word boundary: check the length limit here, never mid-word.
-      if (i - this.start >= this.maxChars / 2) {
-        if (this.speakLen(this.start, i) > this.maxChars) {
-          // Re-examine this same boundary against the new, shorter clause.
-          const at = this.lastSplit > this.start ? this.lastSplit : i;
-          this.cut(at, out);
-          this.scan = i;
-          return true;
-        }
-        if (this.bracketsBalanced(this.start, i)) this.lastSplit = i;
-      }
+      // A word boundary: the place to check the length limit, and to cut when it is passed.
+      const fits = this.length.fits(i, this.maxChars);
+      if (fits === false) return this.overflow(i, false, out); // re-examines i against the shorter clause
+      const open = this.length.openBrackets(i); // cutting inside "[link label](url)" would leave broken markdown
+      if (fits && i - this.start >= this.maxChars / 2 && open === 0) this.lastSplit = i;
+      if (open === 0 && i > this.start) this.lastBreak = i;
+      this.wordStart = i + 1;
+      this.scan = i + 1;
+      return true;
     }
+    return this.stepWord(i, out);
+  }
 
+  /** Inside a word: a word longer than a clause ("aaaa…" with no space) is cut where the limit falls. */
+  private stepWord(i: number, out: Clause[]): boolean {
+    if (i - Math.max(this.start, this.wordStart) >= this.maxChars && this.length.fits(i, this.maxChars) === false) {
+      return this.overflow(i, true, out);
+    }
     this.scan = i + 1;
     return true;
   }
@@ -232,27 +295,15 @@ export class ClauseSplitter {
     return this.count === 0 ? this.firstMin : this.minChars;
   }
 
-  /** Cutting inside "[link label](url)" would leave broken markdown. */
-  private bracketsBalanced(a: number, b: number): boolean {
-    let depth = 0;
-    for (let k = a; k < b; k++) {
-      const ch = this.raw[k];
-      if (ch === '[') depth++;
-      else if (ch === ']' && depth > 0) depth--;
-    }
-    return depth === 0;
-  }
-
   private sentenceEnd(i: number, final: boolean, out: Clause[]): boolean {
-    const s = this.raw;
-    const n = s.length;
+    const n = this.raw.length;
     let j = i;
-    while (j < n && TERMINATORS.includes(s[j]!)) j++;
-    const run = s.slice(i, j);
+    while (j < n && j - i < RUN_CAP && TERMINATORS.includes(this.ch(j))) j++;
+    const run = this.raw.text(i, j);
     let k = j;
-    while (k < n && CLOSERS.includes(s[k]!)) k++;
+    while (k < n && k - i < RUN_CAP && CLOSERS.includes(this.ch(k))) k++;
     if (k === n && !final) return false; // "." at the end of the buffer: uncertain
-    if (k < n && !isSpace(s[k])) {
+    if (k < n && !isSpace(this.ch(k))) {
       // "3.5", "e.g", "example.com", "?!x": not an end.
       this.scan = k;
       return true;
@@ -264,9 +315,9 @@ export class ClauseSplitter {
     if (/^(?:\.{2,}|…+)$/.test(run)) {
       // "and so... maybe": an ellipsis followed by lowercase trails on.
       let m = k;
-      while (m < n && (s[m] === ' ' || s[m] === '\t')) m++;
+      while (m < n && m - k < RUN_CAP && (this.ch(m) === ' ' || this.ch(m) === '\t')) m++;
       if (m === n && !final) return false;
-      if (m < n && LOWER_RE.test(s[m]!)) {
+      if (m < n && LOWER_RE.test(this.ch(m))) {
         this.scan = k;
         return true;
       }
@@ -276,127 +327,66 @@ export class ClauseSplitter {
 
   /** A "." that ends an abbreviation, an initial or a list number. */
   private isNonFinalPeriod(i: number): boolean {
-    const s = this.raw;
     let t = i;
-    while (t > 0 && TOKEN_CHAR_RE.test(s[t - 1]!)) t--;
-    const tok = s.slice(t, i);
+    while (t > this.start && TOKEN_CHAR_RE.test(this.ch(t - 1))) t--;
+    const tok = this.raw.text(t, i);
     if (tok === '') return false;
-    if (/^\d+$/.test(tok)) {
-      // "1. " at line start is a list marker; "in 2023. " ends a sentence.
-      const lineStart = s.lastIndexOf('\n', t - 1) + 1;
-      return /^[\s>#]*$/.test(s.slice(lineStart, t));
-    }
+    // "1. " at line start is a list marker; "in 2023. " ends a sentence.
+    if (/^\d+$/.test(tok)) return this.lineHeadBefore(t);
     if (ABBREVIATIONS.has(tok.toLowerCase())) return true;
     if (/^(?:\p{L}\.)+\p{L}$/u.test(tok)) return true; // e.g, i.e, U.S
     if (/^\p{Lu}$/u.test(tok)) return true; // initial: "J. Smith"
     return false;
   }
 
+  /** Whether only whitespace, '>' and '#' stand between the start of its line and `t`. */
+  private lineHeadBefore(t: number): boolean {
+    for (let k = t - 1; k >= this.start; k--) {
+      const c = this.ch(k);
+      if (c === '\n') return true;
+      if (c !== '>' && c !== '#' && !isSpace(c)) return false;
+    }
+    return this.startAtLineHead;
+  }
+
   /** At the start of a line: detect a code fence before reading the line as prose. */
   private lineStart(i: number, final: boolean, out: Clause[]): 'no' | 'wait' | 'fence' {
-    const s = this.raw;
-    const nl = s.indexOf('\n', i);
-    const line = nl < 0 ? s.slice(i) : s.slice(i, nl);
-    const m = /^[ \t]*(`{3,}|~{3,})/.exec(line);
-    if (m) {
-      // "```" alone at the end of the buffer may still grow to "````".
-      if (nl < 0 && !final && line.length === m[0].length) return 'wait';
-      this.emit(this.start, i, out);
-      const marker = m[1]!;
-      const markerStart = i + m[0].length - marker.length;
-      this.fence = {
-        char: marker[0]!,
-        len: marker.length,
-        start: markerStart,
-        searchFrom: i + m[0].length,
-        line: nl < 0 ? -1 : nl + 1,
-      };
-      this.start = markerStart;
-      this.scan = markerStart;
-      this.inlineTicks = 0;
-      this.lastSplit = -1;
-      return 'fence';
+    const n = this.raw.length;
+    let j = i;
+    while (j < n && (this.ch(j) === ' ' || this.ch(j) === '\t')) {
+      if (++j - i > MAX_FENCE_INDENT) return 'no';
     }
-    // Could still become a fence once more characters arrive.
-    if (nl < 0 && !final && /^[ \t]*(?:`{0,2}|~{0,2})$/.test(line)) return 'wait';
-    return 'no';
+    const marker = this.ch(j);
+    let k = j;
+    if (marker === '`' || marker === '~') while (k < n && k - j < RUN_CAP && this.ch(k) === marker) k++;
+    // The indentation, or a marker ("```" may still grow to "````"), may go on.
+    if (k === n && !final && k - j < RUN_CAP) return 'wait';
+    if (k - j < 3) return 'no';
+    this.emit(this.start, i, out);
+    this.fence = new CodeFence(marker, k - j, j);
+    this.setStart(j, true);
+    this.scan = j;
+    this.inlineTicks = 0;
+    return 'fence';
   }
 
   private stepFence(final: boolean, out: Clause[]): boolean {
-    const f = this.fence!;
-    const s = this.raw;
-    const n = s.length;
-    if (f.line < 0) {
-      const nl = s.indexOf('\n', f.searchFrom);
-      if (nl < 0) {
-        if (final) return this.closeFence(n, out);
-        f.searchFrom = n;
-        return false;
-      }
-      f.line = nl + 1;
-    }
-    const nl = s.indexOf('\n', f.line);
-    if (nl < 0) {
-      // Last line incomplete: it may be the closing fence; wait for its newline.
-      // At the end of the reply the block ends here either way.
-      return final ? this.closeFence(n, out) : false;
-    }
-    const line = s.slice(f.line, nl);
-    const m = /^[ \t]*(`{3,}|~{3,})[ \t\r]*$/.exec(line);
-    if (m && m[1]![0] === f.char && m[1]!.length >= f.len) return this.closeFence(nl, out);
-    f.line = nl + 1;
-    return true;
+    const { buf, base } = this.raw.view();
+    const nl = this.fence!.scan(buf, base, this.raw.length);
+    if (nl >= 0) return this.closeFence(nl, out);
+    // At the end of the reply the block ends here either way.
+    return final ? this.closeFence(this.raw.length, out) : false;
   }
 
   private closeFence(end: number, out: Clause[]): true {
     const f = this.fence!;
-    let e = end;
-    while (e > f.start && isSpace(this.raw[e - 1])) e--;
     if (this.codeBlockText !== '') {
-      out.push({ index: this.count++, text: this.codeBlockText, sourceStart: f.start, sourceEnd: e });
+      out.push({ index: this.count++, text: this.codeBlockText, sourceStart: f.start, sourceEnd: f.sourceEnd() });
     }
     this.fence = null;
-    this.start = end;
+    this.setStart(end, false);
     this.scan = end;
     this.inlineTicks = 0;
-    this.lastSplit = -1;
     return true;
   }
-}
-
-/**
- * The raw prefix of the reply the user actually heard: the first
- * `playedClauses` clauses in full plus `fractionOfNext` (0..1) of the next
- * one, cut back to a word boundary. The fraction is measured in raw
- * characters of that clause, an approximation of its audio duration.
- * Always a prefix of `rawText`, never ending mid-word, trailing space trimmed.
- */
-export function heardPrefix(
-  rawText: string,
-  clauses: Clause[],
-  playedClauses: number,
-  fractionOfNext: number,
-): string {
-  const played = Math.max(0, Math.min(clauses.length, Math.floor(Number.isFinite(playedClauses) ? playedClauses : 0)));
-  let end = played > 0 ? clauses[played - 1]!.sourceEnd : 0;
-  const next = clauses[played];
-  const fraction = Number.isFinite(fractionOfNext) ? Math.max(0, Math.min(1, fractionOfNext)) : 0;
-  if (next && fraction > 0) {
-    const a = next.sourceStart;
-    const b = next.sourceEnd;
-    if (fraction >= 1) {
-      end = Math.max(end, b);
-    } else {
-      const target = a + Math.floor(fraction * (b - a));
-      // Walk back to a position where a word has just ended.
-      for (let c = target; c > a; c--) {
-        const ch = rawText[c];
-        if (c === b || isSpace(ch) || (ch !== undefined && CJK_CHAR_RE.test(ch))) {
-          end = Math.max(end, c);
-          break;
-        }
-      }
-    }
-  }
-  return rawText.slice(0, Math.min(end, rawText.length)).trimEnd();
 }

@@ -1,5 +1,6 @@
 import type { SpeechSynthesizer } from '../../engines/tts';
-import { ClauseSplitter, heardPrefix, type Clause } from '../../text/clauses';
+import { ClauseSplitter, type Clause } from '../../text/clauses';
+import { heardPrefix } from '../../text/heard';
 import type { UtteranceSink } from './utterance-sink';
 import type { Clock } from '../clock';
 import type { EventHub } from '../events';
@@ -71,8 +72,8 @@ export class Utterance {
   private readonly scheduled: { clause: Clause; audio: ScheduledAudio }[] = [];
   private readonly splitter = new ClauseSplitter();
   private producing = true;
-  /** Everything the source wrote (raw, untrimmed). */
-  text = '';
+  /** A prepared audio's text; other sources' text is the splitter's. */
+  private fixedText: string | null = null;
   /** What the listener heard: all of it when it finished, the heard part after cancel(), '' after discard(). */
   heardText = '';
   interrupted = false;
@@ -91,6 +92,11 @@ export class Utterance {
   ) {
     this.announce = deps.announce ?? null;
     this.done = this.run(source).finally(() => (this.producing = false));
+  }
+
+  /** Everything the source wrote (raw, untrimmed). */
+  get text(): string {
+    return this.fixedText ?? this.splitter.rawText;
   }
 
   /** Engine work is in flight. */
@@ -127,7 +133,7 @@ export class Utterance {
 
   private async run(source: UtteranceSource): Promise<void> {
     if (source.kind === 'audio') {
-      this.text = source.text;
+      this.fixedText = source.text;
       const clause: Clause = { index: 0, text: source.text, sourceStart: 0, sourceEnd: source.text.length };
       this.times.firstClauseMs = this.now();
       this.schedule(clause, source.samples, source.sampleRate);
@@ -149,7 +155,6 @@ export class Utterance {
   }
 
   private write(queue: ClauseQueue, delta: string): void {
-    this.text += delta;
     for (const c of this.splitter.push(delta)) this.enqueue(queue, c);
   }
 
