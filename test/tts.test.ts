@@ -4,9 +4,15 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SherpaTts } from '../electron/engines/tts';
+import { MAX_SYNTHESIZE_CHARS, SherpaTts } from '../electron/engines/tts';
+import { EventHub } from '../electron/pipeline/events';
+import { TimelineOutput } from '../electron/pipeline/speak/output';
+import { serialSynthesizer } from '../electron/pipeline/speak/tts-queue';
+import { Utterance } from '../electron/pipeline/speak/utterance';
+import { PlayingSink } from '../electron/pipeline/speak/utterance-sink';
 import { ClauseSplitter, type Clause } from '../electron/text/clauses';
 import { toSpeakable } from '../electron/text/speakable';
+import { MAX_SPOKEN_CHARS, splitForSpeech } from '../electron/text/speech-limits';
 import { pickModel } from '../native-models/resolver';
 import { MODEL_ROOTS, sleep } from './engine-fixtures';
 
@@ -130,11 +136,6 @@ describe('SherpaTts with the formant voice', () => {
 });
 
 describe('SherpaTts with the echo voice: what reaches the phonemizer', () => {
-  const ids = (x: Float32Array | null) => {
-    assert.ok(x && x.length > 0);
-    return Array.from(x, (v) => Math.round(v * 1000));
-  };
-
   test('markdown and URL cleanup happens before phonemization', async () => {
     const raw = '**Hello** https://example.com';
     const speakable = toSpeakable(raw);
@@ -150,3 +151,79 @@ describe('SherpaTts with the echo voice: what reaches the phonemizer', () => {
     assert.ok(ids(unclean).length > ids(plain).length);
   });
 });
+
+// Issue 24 (hostile inputs): a 20 MB answer chunk with no punctuation reached the voice as one
+// text, and onnxruntime asked for 45 GB (47 GB in the report) and never answered.
+describe('SherpaTts and overlong text', () => {
+  /** The lengths of the texts that reach sherpa-onnx itself, while `fn` runs. */
+  async function textsToSherpa<T>(tts: SherpaTts, fn: () => Promise<T>): Promise<{ result: T; lengths: number[] }> {
+    const inner = (tts as unknown as { tts: { generateAsync: (o: { text: string }) => Promise<unknown> } }).tts;
+    const real = inner.generateAsync;
+    const lengths: number[] = [];
+    inner.generateAsync = (o) => {
+      lengths.push(o.text.length);
+      return real.call(inner, o);
+    };
+    try {
+      return { result: await fn(), lengths };
+    } finally {
+      inner.generateAsync = real;
+    }
+  }
+
+  /** Megabytes the process's peak resident memory passed `rssBefore` (bytes) by. */
+  function peakGrowthMb(rssBefore: number): number {
+    return (process.resourceUsage().maxRSS * 1024 - rssBefore) / 2 ** 20;
+  }
+
+  test('a 20 MB text is refused with a clear error; nothing reaches the voice', { timeout: 60_000 }, async () => {
+    const huge = 'a'.repeat(20_000_000);
+    const rss = process.memoryUsage().rss;
+    const { result, lengths } = await textsToSherpa(formant, () => formant.synthesize(huge, VOICE).then(() => null, (e: Error) => e));
+    assert.ok(result instanceof Error);
+    assert.match(result.message, /^Text too long to speak in one piece: 20,000,000 characters, the most is 20,000; cut it into clauses first\.$/);
+    assert.deepEqual(lengths, []);
+    assert.ok(peakGrowthMb(rss) < 100, `peak memory grew ${peakGrowthMb(rss).toFixed(0)} MB`);
+    // The longest text it takes still goes through.
+    assert.equal(MAX_SYNTHESIZE_CHARS, 20_000);
+  });
+
+  test('text over the clause limit reaches the voice a piece at a time; the audio is the pieces\' in order', async () => {
+    const text = Array.from({ length: 300 }, (_, i) => `word${i % 10}`).join(' '); // 1,799 chars, no punctuation
+    const { result: whole, lengths } = await textsToSherpa(echo, () => echo.synthesize(text, VOICE));
+    assert.ok(lengths.length >= Math.ceil(text.length / MAX_SPOKEN_CHARS), `${lengths.length} calls`);
+    assert.ok(lengths.every((n) => n <= MAX_SPOKEN_CHARS), `lengths ${lengths.join(', ')}`);
+    const pieces: number[] = [];
+    for (const p of splitForSpeech(text, MAX_SPOKEN_CHARS)) pieces.push(...ids(await echo.synthesize(text.slice(p.start, p.end), VOICE)));
+    assert.deepEqual(ids(whole), pieces);
+  });
+
+  test('a 20 MB answer in one chunk, spoken: its first clause plays soon, no call gets more than a clause, memory stays bounded', { timeout: 120_000 }, async (t) => {
+    const answer = 'a'.repeat(20_000_000);
+    const rss = process.memoryUsage().rss;
+    const t0 = performance.now();
+    const events = new EventHub();
+    const firstAudio = new Promise<number>((resolve) => events.on((e) => e.type === 'audio' && resolve(performance.now() - t0)));
+    const { result, lengths } = await textsToSherpa(formant, async () => {
+      const u = new Utterance(
+        { kind: 'stream', write: async (onText) => onText(answer) },
+        { tts: serialSynthesizer(formant), sink: new PlayingSink(new TimelineOutput()), clock: { now: () => performance.now() - t0 }, voice: () => VOICE, announce: { events, turn: 0 } },
+      );
+      const ms = await firstAudio;
+      u.cancel(0);
+      await u.done;
+      return { ms, text: u.text.length };
+    });
+    const grew = peakGrowthMb(rss);
+    t.diagnostic(`first audio after ${result.ms.toFixed(0)} ms; ${lengths.length} synthesis call(s), longest ${Math.max(...lengths)} chars; peak memory +${grew.toFixed(0)} MB`);
+    assert.equal(result.text, answer.length);
+    assert.ok(lengths.length >= 1 && lengths.every((n) => n <= 220), `lengths ${lengths.join(', ')}`);
+    assert.ok(grew < 500, `peak memory grew ${grew.toFixed(0)} MB`);
+  });
+});
+
+/** The echo voice's samples as the phoneme ids they carry. */
+function ids(x: Float32Array | null): number[] {
+  assert.ok(x && x.length > 0);
+  return Array.from(x, (v) => Math.round(v * 1000));
+}

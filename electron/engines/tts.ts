@@ -2,6 +2,14 @@ import sherpa, { type OfflineTts, type OfflineTtsModelConfig } from 'sherpa-onnx
 import { existsSync } from 'node:fs';
 import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
+import { MAX_SPOKEN_CHARS, splitForSpeech } from '../text/speech-limits';
+
+/**
+ * The longest text one synthesize() call accepts, about 20 minutes of speech (an answer of 4,096
+ * tokens). What one call returns is held whole, about 6 kB of samples per character, so a longer
+ * text is refused rather than allowed to take gigabytes; an answer is spoken clause by clause.
+ */
+export const MAX_SYNTHESIZE_CHARS = 20_000;
 
 /** Where Debian/Ubuntu (and Fedora) put espeak-ng's phonemizer data. */
 const SYSTEM_ESPEAK_DATA = [
@@ -28,7 +36,7 @@ export interface SpeechSynthesizer {
   readonly info: { id: string; sampleRate: number; numSpeakers: number; loadMs: number };
   /**
    * Synthesizes one clause. Resolves with its samples, or null when `signal` aborted first:
-   * a cancelled clause yields no audio at all.
+   * a cancelled clause yields no audio at all. Text longer than MAX_SYNTHESIZE_CHARS is refused.
    */
   synthesize(text: string, opts: { speakerId: number; speed: number; signal?: AbortSignal }): Promise<Float32Array | null>;
 }
@@ -108,11 +116,32 @@ export class SherpaTts implements SpeechSynthesizer {
   ): Promise<Float32Array | null> {
     const { signal } = opts;
     if (signal?.aborted) return null;
+    if (text.length > MAX_SYNTHESIZE_CHARS) {
+      throw new RangeError(
+        `Text too long to speak in one piece: ${text.length.toLocaleString('en-US')} characters, ` +
+          `the most is ${MAX_SYNTHESIZE_CHARS.toLocaleString('en-US')}; cut it into clauses first.`,
+      );
+    }
     const sid = Math.min(Math.max(0, Math.trunc(opts.speakerId)), Math.max(0, this.tts.numSpeakers - 1));
+    if (text.length <= MAX_SPOKEN_CHARS) return this.generate(text, sid, opts.speed, signal);
+    // The voice's memory grows with what one call gets (sherpa's sentence split needs
+    // punctuation), so a longer text goes to it a sentence-sized piece at a time.
+    const parts: Float32Array[] = [];
+    for (const piece of splitForSpeech(text, MAX_SPOKEN_CHARS)) {
+      const samples = await this.generate(text.slice(piece.start, piece.end), sid, opts.speed, signal);
+      if (!samples) return null;
+      parts.push(samples);
+    }
+    const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
+    return out;
+  }
+
+  private async generate(text: string, sid: number, speed: number, signal?: AbortSignal): Promise<Float32Array | null> {
     const audio = await this.tts.generateAsync({
       text,
       sid,
-      speed: opts.speed,
+      speed,
       // Electron's V8 memory cage forbids external buffers.
       enableExternalBuffer: false,
       // Stops synthesis early when the reply was cancelled (sherpa may still finish one batch).
