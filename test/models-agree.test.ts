@@ -7,8 +7,11 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { ListedModel } from '../electron/cli/models-list';
-import { DEFAULT_CATALOG, TEST_CATALOG } from '../native-models/catalog';
+import { listLines, type ListedModel } from '../electron/cli/models-list';
+import { detectHardware } from '../electron/engines/hardware';
+import { ALL_MODELS, DEFAULT_CATALOG, TEST_CATALOG } from '../native-models/catalog';
+import { planSetup } from '../native-models/setup-plan';
+import { bytesOrUnknown } from '../native-models/sizes';
 import { MODELS, runCli, tempDir } from './helpers';
 
 const models = (args: string[]) => runCli('electron/cli/models.ts', args, 300_000);
@@ -26,25 +29,23 @@ function notMissing(rows: ListedModel[]): string[] {
 
 describe('models list and verify agree', () => {
   it('on the shared test models: the same seven are installed, and verify passes each', async () => {
-    const [all, table, verify] = await Promise.all([
-      models(['list', '--all', '--json', '--dir', MODELS]),
-      models(['list', '--dir', MODELS]),
-      models(['verify', '--dir', MODELS]),
-    ]);
-    for (const r of [all, table, verify]) assert.equal(r.code, 0, r.stdout + r.stderr);
+    const [all, verify] = await Promise.all([models(['list', '--all', '--json', '--dir', MODELS]), models(['verify', '--dir', MODELS])]);
+    for (const r of [all, verify]) assert.equal(r.code, 0, r.stdout + r.stderr);
     const rows = JSON.parse(all.stdout) as ListedModel[];
+    // The table `list` prints without --json, from the same rows (hardware detection makes each CLI run slow).
+    const table = listLines(rows, MODELS, false).join('\n');
     const installed = rows.filter((r) => r.state === 'installed').map((r) => r.id);
     assert.deepEqual(installed, TEST_CATALOG.map((e) => e.id));
     assert.deepEqual([...verified(verify.stdout)], installed.map((id) => [id, true]), verify.stdout);
 
     // The table: a header, `missing` rather than a blank, no test model without --all, but a line saying they are there.
-    const lines = table.stdout.trim().split('\n');
+    const lines = table.split('\n');
     assert.match(lines[1]!, /^STATUS +KIND +DOWNLOAD +ID +LICENCE$/);
     const body = lines.filter((l) => /^(installed|missing|damaged|unfinished) /.test(l));
-    assert.equal(body.length, DEFAULT_CATALOG.length, table.stdout);
-    assert.ok(body.every((l) => l.startsWith('missing ')), table.stdout);
+    assert.equal(body.length, DEFAULT_CATALOG.length, table);
+    assert.ok(body.every((l) => l.startsWith('missing ')), table);
     assert.ok(!body.some((l) => / test-/.test(l)), 'test models are listed only with --all');
-    assert.match(table.stdout, /^7 test model\(s\) are installed here too \(test-vad-silero, .*\): `--all` lists them\.$/m);
+    assert.match(table, /^7 test model\(s\) are installed here too \(test-vad-silero, .*\): `--all` lists them\.$/m);
 
     // One default per kind, the same as --json says, and all of them models this machine can download.
     // STATUS KIND SIZE UNIT ID: the size is a number and a unit.
@@ -55,16 +56,26 @@ describe('models list and verify agree', () => {
       ['vad', 'stt', 'llm', 'tts', 'turn'],
     );
     for (const r of rows.filter((x) => x.default && x.kind !== 'llm')) assert.equal(r.id, DEFAULT_CATALOG.find((e) => e.kind === r.kind)!.id);
+    // The first-run screen agrees: every kind has a model here, so there is nothing to download.
+    const noHardware = async () => assert.fail('no LLM choice to make');
+    assert.equal(await planSetup(ALL_MODELS, [MODELS], noHardware, { optionalAlone: true }), null);
   });
 
   it('on an empty folder: nothing is installed, and both say so', async () => {
     const dir = tempDir('lva-agree-empty-');
-    const [list, table, verify] = await Promise.all([models(['list', '--all', '--json', '--dir', dir]), models(['list', '--dir', dir]), models(['verify', '--dir', dir])]);
-    for (const r of [list, table, verify]) assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.deepEqual(notMissing(JSON.parse(list.stdout) as ListedModel[]), []);
-    assert.match(table.stdout, /^No model is installed in this folder\.$/m);
+    const [list, verify] = await Promise.all([models(['list', '--all', '--json', '--dir', dir]), models(['verify', '--dir', dir])]);
+    for (const r of [list, verify]) assert.equal(r.code, 0, r.stdout + r.stderr);
+    const rows = JSON.parse(list.stdout) as ListedModel[];
+    assert.deepEqual(notMissing(rows), []);
+    const table = listLines(rows, dir, false).join('\n');
+    assert.match(table, /^No model is installed in this folder\.$/m);
     assert.equal(verified(verify.stdout).size, 0);
     assert.match(verify.stdout, /^No model is installed in /m);
+    // The first-run screen would download exactly the models list marks as this machine's defaults, at the sizes list shows.
+    const plan = await planSetup(ALL_MODELS, [dir], detectHardware, { optionalAlone: true });
+    const defaults = rows.filter((r) => r.default);
+    assert.deepEqual(plan!.models.map((m) => [m.id, bytesOrUnknown(m.bytes)]), defaults.map((r) => [r.id, bytesOrUnknown(r.bytes)]));
+    for (const r of defaults) assert.match(table, new RegExp(`^missing +${r.kind} +${bytesOrUnknown(r.bytes).replace('.', '\\.')} +${r.id.replace(/\./g, '\\.')} \\*`, 'm'));
   });
 
   it('on a folder with a damaged model: list says damaged, verify fails that one and passes the good one', async () => {
