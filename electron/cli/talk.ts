@@ -243,6 +243,7 @@ async function main(): Promise<number> {
     pipeline.settle();
   } catch (e) {
     cleaned?.abort();
+    say.endInterim();
     throw e;
   } finally {
     audio.close();
