@@ -213,3 +213,20 @@ test('the collapsed notice names two and counts the rest, alarms included', asyn
   assert.deepEqual(keeper.book.due(Date.now()).map((x) => x.kind), ['alarm'], 'the one due last rings');
   assert.deepEqual(keeper.book.active(Date.now()).map((x) => x.name), ['bread']);
 });
+
+test('a full book (100 still to come) loses none of them to a timer that fell due while closed: that one is said, not rung', async (t) => {
+  const dir = await tempDir(t);
+  const now = Date.now();
+  const timers: Timer[] = [
+    { id: 'late', kind: 'timer', name: 'tea', durationMs: MIN, setAtMs: now - 2 * MIN, dueAtMs: now - MIN, firedAtMs: null, cancelledAtMs: null, stoppedAtMs: null },
+    ...Array.from({ length: MAX_ACTIVE }, (_, i): Timer => ({ id: `t${i}`, kind: 'timer', name: null, durationMs: 60 * MIN, setAtMs: now, dueAtMs: now + 60 * MIN + i, firedAtMs: null, cancelledAtMs: null, stoppedAtMs: null })),
+  ];
+  await writeFile(join(dir, TIMERS_FILE), JSON.stringify({ version: 1, nextId: 1, timers }));
+  const { keeper, notices } = keeperIn(dir);
+  await keeper.load();
+  const book = keeper.book;
+  assert.equal(book.all().filter((x) => x.firedAtMs === null && x.dueAtMs > now).length, MAX_ACTIVE, 'every timer still to come is kept');
+  assert.equal(book.due(Date.now()).length, 0, 'the late one does not ring');
+  assert.deepEqual(notices, ['1 timer finished while the app was closed: tea.']);
+  await keeper.flush();
+});

@@ -169,12 +169,15 @@ export class TimerBook {
   /**
    * After a start: entries that fell due while nothing ran (the app was closed) would each ring,
    * one after another. All but the one due last are marked rung and stopped at `nowMs`, silently;
-   * that one rings as usual. Returns every such entry, soonest first, for one notice about them all.
+   * that one rings as usual, unless MAX_ACTIVE entries are still to come: a timer that is still
+   * counting down is not dropped to make room for one that only rings late. Returns every such
+   * entry, soonest first, for one notice about them all.
    */
   collapseOverdue(nowMs: number): Timer[] {
     checkTime('nowMs', nowMs);
     const overdue = this.timers.filter((t) => t.firedAtMs === null && t.cancelledAtMs === null && t.dueAtMs <= nowMs).sort(bySoonest);
-    for (const t of overdue.slice(0, -1)) {
+    const ringsLast = this.pending(nowMs).length < MAX_ACTIVE;
+    for (const t of ringsLast ? overdue.slice(0, -1) : overdue) {
       t.firedAtMs = nowMs;
       t.stoppedAtMs = nowMs;
     }

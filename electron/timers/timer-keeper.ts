@@ -58,12 +58,14 @@ export class TimerKeeper {
     if (notice) this.hooks.notice(notice, true);
     const now = Date.now();
     const missed = book.collapseOverdue(now);
+    // Those marked rung here (all but one that rings, or all when the book is full) are said in one notice.
+    const silenced = missed.some((t) => t.firedAtMs !== null);
     const dropped = book.keepSoonest(now);
     // Finished entries are kept a day for nothing but this file; without pruning it would grow for good.
     const pruned = book.prune(now);
-    if (missed.length > 1) this.hooks.notice(missedNotice(missed), true);
+    if (silenced) this.hooks.notice(missedNotice(missed), true);
     if (dropped.length > 0) this.hooks.notice(droppedNotice(dropped), true);
-    if (missed.length > 1 || dropped.length > 0 || pruned.length > 0) this.save();
+    if (silenced || dropped.length > 0 || pruned.length > 0) this.save();
   }
 
   /** Stores the timers (soon, coalesced with other changes); a failure is shown (once per distinct message), never thrown. */
@@ -144,11 +146,11 @@ const NAMED = 2;
 /** "3 timers finished while the app was closed: pasta, tea and 1 more." */
 export function missedNotice(missed: readonly Timer[]): string {
   const kinds = new Set(missed.map((t) => t.kind));
-  const what = kinds.size > 1 ? 'timers and alarms' : `${missed[0]!.kind}s`;
+  const what = kinds.size > 1 ? 'timers and alarms' : `${missed[0]!.kind}${missed.length === 1 ? '' : 's'}`;
   const label = (t: Timer) => t.name ?? (t.kind === 'alarm' ? 'an alarm' : 'a timer');
   const named = missed.slice(0, NAMED).map(label);
   const more = missed.length - named.length;
-  const list = more > 0 ? `${named.join(', ')} and ${more.toLocaleString('en')} more` : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]!}`;
+  const list = more > 0 ? `${named.join(', ')} and ${more.toLocaleString('en')} more` : named.length === 1 ? named[0]! : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]!}`;
   return `${missed.length.toLocaleString('en')} ${what} finished while the app was closed: ${list}.`;
 }
 
