@@ -11,7 +11,7 @@ import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/prom
 import path from 'node:path';
 import { UserError } from '../electron/errors';
 import { connectionProblem, hostOf } from './download-problem';
-import type { FetchOptions, FileProgress } from './downloader';
+import type { FetchOptions, FileProgress } from './download-types';
 import { formatSeconds } from './progress-bar';
 
 const DEFAULTS = { attempts: 4, backoffMs: 1000, stallTimeoutMs: 30_000 };

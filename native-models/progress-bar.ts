@@ -1,5 +1,5 @@
 /** Download progress as one terminal line: name, bar, percent, bytes, speed, time left. */
-import type { FileProgress } from './downloader';
+import type { FileProgress } from './download-types';
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
