@@ -5,16 +5,19 @@
  * whole retry time.
  */
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AppEvent, FileProgress } from '../electron/ipc-contract';
 import { TEST_CATALOG } from '../native-models/catalog';
 import { connectionProblem } from '../native-models/download-problem';
 import type { ModelEntry } from '../native-models/types';
 import { downloadRow } from '../renderer/model/download-state';
+import { browserMissing, launchBrowser, startBridge } from './browser-harness';
 import { firstRunController } from './first-run-helpers';
-import { tempDir } from './helpers';
+import { SPEECH, tempDir } from './helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,5 +91,33 @@ describe('first run with no connection', () => {
     assert.equal(downloadRow([], true, undefined).state, 'queued');
     assert.equal(downloadRow([p('connecting', 'connecting to huggingface.co')], true, undefined).state, 'connecting to huggingface.co…');
     assert.equal(downloadRow([p('retrying', 'huggingface.co did not answer; trying again in 2 s (try 3 of 4)')], true, undefined).state, 'huggingface.co did not answer; trying again in 2 s (try 3 of 4)…');
+  });
+
+  it('in the browser: the first model\'s row says it is retrying, then that its download failed and why', { skip: process.env.SKIP_BROWSER_TESTS ? 'SKIP_BROWSER_TESTS is set' : false }, async () => {
+    const missing = browserMissing();
+    if (missing) throw new Error(missing);
+    const host = await closedPort();
+    const dir = tempDir('lva-first-offline-ui-');
+    const catalogFile = path.join(dir, 'catalog.json');
+    await writeFile(catalogFile, JSON.stringify(offlineCatalog(host)));
+    const bridge = await startBridge({ extraArgs: ['--catalog', catalogFile], models: path.join(dir, 'models') });
+    const browser = await launchBrowser(path.join(SPEECH, 'silence.wav'));
+    try {
+      const page = await browser.newPage();
+      await page.goto(bridge.url);
+      await page.locator('[data-testid=first-run]').waitFor({ timeout: 20_000 });
+      await page.locator('[data-testid=download-models]').click();
+      const firstState = page.locator('[data-testid=download-item]').first().locator('[data-testid=download-state]');
+      await firstState.filter({ hasText: /refused the connection; trying again in/ }).waitFor({ timeout: 10_000 });
+      const failed = page.locator('[data-testid=download-item]').first().locator('[data-testid=download-failed]');
+      await failed.waitFor({ timeout: 30_000 });
+      assert.equal(await failed.textContent(), `Download failed: ${host} refused the connection (4 tries).`);
+      assert.equal(await firstState.textContent(), 'download failed');
+      assert.equal(await page.locator('[data-testid=download-failed]').count(), 1, 'only the model that was tried is marked');
+      assert.doesNotMatch((await page.locator('[data-testid=first-run]').textContent()) ?? '', /http:\/\//, 'no raw URL on the screen');
+    } finally {
+      await browser.close();
+      await bridge.stop();
+    }
   });
 });
