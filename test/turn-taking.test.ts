@@ -1,13 +1,12 @@
 /**
  * Turn-taking on the real engines (Silero VAD, the test recognizer, stories260K, the formant voice)
- * over ../shared/speech, through `talk` exactly as a user runs it, plus live settings in-process.
+ * over ../shared/speech, run in process as `talk --fast` runs them (test/pipeline-run.ts) on engines
+ * loaded once for the file, plus live settings. `talk` itself, as a command, is tested in talk.test.ts.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readWavFile, writeWavFile } from '../electron/audio/wav';
 import { FastForwardClock } from '../electron/pipeline/clock';
+import type { PipelineEvent } from '../electron/pipeline/events';
 import { feedAudio } from '../electron/pipeline/run/feed';
 import { loadEngines, type LoadedEngines } from '../electron/pipeline/load-engines';
 import { TimelineOutput } from '../electron/pipeline/speak/output';
@@ -15,40 +14,46 @@ import type { TurnReport } from '../electron/pipeline/report';
 import { VoicePipeline } from '../electron/pipeline/voice-pipeline';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
 import { loadClip16k, MODEL_ROOTS } from './engine-fixtures';
-import { MANIFEST, MODELS, SPEECH, runCli, tempDir } from './helpers';
+import { checkHeard } from './heard-check';
+import { MANIFEST } from './helpers';
+import { talkInProcess, type TalkOptions } from './pipeline-run';
 
-const dir = tempDir('lva-turns-');
-let n = 0;
+let engines: LoadedEngines;
+before(async () => {
+  engines = await loadEngines(() => DEFAULT_SETTINGS, MODEL_ROOTS);
+});
+after(async () => {
+  await engines?.dispose();
+});
 
 /**
  * These tests are about the silence rule and barge-in, so the end-of-turn model (loaded from the shared
  * models) is off unless a test turns it on; it has its own tests in end-of-turn.test.ts.
  */
-function settingsFile(patch: { endpointing?: object }): string {
-  const file = path.join(dir, `settings-${n++}.json`);
-  writeFileSync(file, JSON.stringify({ ...patch, endpointing: { turnModel: false, ...patch.endpointing } }));
-  return file;
+function settingsOf(patch: { endpointing?: object; llm?: object }, ptt = false): Settings {
+  const s = mergeSettings(DEFAULT_SETTINGS, { ...patch, endpointing: { turnModel: false, ...patch.endpointing } });
+  return ptt ? { ...s, mode: 'push-to-talk' } : s;
 }
 
-async function talk(input: string, settings: object, extra: string[] = [], quiet = true) {
-  const report = path.join(dir, `report-${n++}.json`);
-  const output = report.replace(/\.json$/, '.wav');
-  const file = input.endsWith('.wav') ? input : path.join(SPEECH, `${input}.wav`);
-  const res = await runCli('electron/cli/talk.ts', [
-    '--input', file, '--models', MODELS, '--report', report, '--output', output, '--fast', ...(quiet ? ['--quiet'] : []), '--settings', settingsFile(settings), ...extra,
-  ]);
-  assert.equal(res.code, 0, `talk failed: ${res.stderr}`);
-  const turns = (JSON.parse(readFileSync(report, 'utf8')) as { turns: TurnReport[] }).turns;
-  return { turns, output, stdout: res.stdout };
+async function talk(input: string | Float32Array, patch: { endpointing?: object; llm?: object }, opts: TalkOptions = {}) {
+  const samples = typeof input === 'string' ? await loadClip16k(input) : input;
+  const run = await talkInProcess(engines, samples, settingsOf(patch, opts.ptt !== undefined), opts);
+  return { turns: run.reports, events: run.events, output: run.output };
 }
 
 const endOf = (clip: string, i: number) => MANIFEST[clip]!.speech[i]!.end * 1000;
 const startOf = (clip: string, i: number) => MANIFEST[clip]!.speech[i]!.start * 1000;
 const bargeIns = (turns: TurnReport[]) => turns.filter((t) => t.bargeIn !== null);
+/** How many 32 ms input windows the pipeline heard in [fromMs, toMs) on its clock. */
+const windowsBetween = (events: PipelineEvent[], fromMs: number, toMs: number) => events.filter((e) => e.type === 'vad' && e.t >= fromMs && e.t < toMs).length;
 
-/** Every silence-ended turn ends silenceMs (±100) after the true end of its speech in the manifest. */
+/**
+ * Every turn given was ended by silence (the end-of-turn model is off and the clip goes quiet), and
+ * ended silenceMs (±100) after the true end of its speech in the manifest.
+ */
 function checkEndpoints(clip: string, turns: TurnReport[], silenceMs: number, segmentOf: (t: TurnReport) => number) {
-  for (const t of turns.filter((x) => x.endReason === 'silence')) {
+  for (const t of turns) {
+    assert.equal(t.endReason, 'silence', `${clip} turn ${t.index}: ended by ${t.endReason}`);
     const wait = t.timings.endOfTurnMs - endOf(clip, segmentOf(t));
     assert.ok(wait >= silenceMs - 100 && wait <= silenceMs + 100, `${clip} turn ${t.index}: ended ${wait} ms after the speech (silenceMs ${silenceMs})`);
   }
@@ -82,9 +87,9 @@ describe('turn-taking on the real engines', () => {
     });
   }
 
-  for (const echo of [null, '0.5:30']) {
-    it(`interrupt${echo ? ` with --echo ${echo}` : ''}: one barge-in, at the user's speech; playback stops in time; history keeps what was heard`, async () => {
-      const { turns, output } = await talk('interrupt', {}, echo ? ['--echo', echo] : []);
+  for (const echo of [null, { gain: 0.5, delayMs: 30 }]) {
+    it(`interrupt${echo ? ' with --echo 0.5:30' : ''}: one barge-in, at the user's speech; playback stops in time; history keeps what was heard`, async () => {
+      const { turns, events, output } = await talk('interrupt', {}, echo ? { echo } : {});
       assert.equal(bargeIns(turns).length, 1, JSON.stringify(turns.map((t) => [t.userText, t.bargeIn])));
       const [first, second] = turns;
       assert.ok(first && second, 'both requests are answered');
@@ -94,24 +99,24 @@ describe('turn-taking on the real engines', () => {
       const stopped = first.bargeIn!.playbackStoppedMs;
       assert.ok(stopped >= speechStart && stopped <= limit, `playback stopped at ${stopped}, user spoke at ${speechStart}, limit ${limit}`);
       assert.ok(first.bargeIn!.detectedMs >= speechStart && first.bargeIn!.detectedMs <= limit);
-      assert.ok(first.assistantText.startsWith(first.heardText), 'heardText is a prefix of the answer');
+      // Exactly the clauses played before the stop and the words reached in the one cut, never empty.
+      checkHeard(first, events, 'the interrupted answer');
       assert.ok(first.heardText.length < first.assistantText.length, 'and shorter than it');
       assert.equal(second.interrupted, false);
       assert.match(second.userText, /time is it/);
       assert.ok(second.assistantText.length > 0);
 
-      // OUT.wav: the answer sounds before the stop, then silence until the next answer.
-      const wav = await readWavFile(output);
-      const x = wav.channelData[0]!;
-      const at = (ms: number) => Math.floor((ms / 1000) * wav.sampleRate);
-      const energy = (a: number, b: number) => x.subarray(at(a), at(b)).reduce((s, v) => s + v * v, 0);
+      // What talk writes to OUT.wav: the answer sounds before the stop, then silence until the next answer.
+      const rate = engines.tts.sampleRate;
+      const at = (ms: number) => Math.floor((ms / 1000) * rate);
+      const energy = (a: number, b: number) => output.renderRange(rate, at(a), at(b) - at(a)).reduce((s, v) => s + v * v, 0);
       assert.ok(energy(stopped - 300, stopped) > 0, 'the answer is playing just before the stop');
       assert.equal(energy(stopped + 1, second.timings.firstAudioMs! - 1), 0, 'silent from the stop to the next answer');
     });
   }
 
   it('story with --echo 0.5:30: the assistant never interrupts itself, and the whole answer plays', async () => {
-    const { turns } = await talk('story', { llm: { maxTokens: 160 } }, ['--echo', '0.5:30']);
+    const { turns } = await talk('story', { llm: { maxTokens: 160 } }, { echo: { gain: 0.5, delayMs: 30 } });
     assert.equal(turns.length, 1, JSON.stringify(turns.map((t) => t.userText)));
     assert.equal(bargeIns(turns).length, 0);
     assert.equal(turns[0]!.interrupted, false);
@@ -120,19 +125,24 @@ describe('turn-taking on the real engines', () => {
   });
 
   it('push-to-talk over weather (--ptt 0.4-2.3): one turn, ended by the release, no silence wait', async () => {
-    const { turns } = await talk('weather', { llm: { maxTokens: 32 } }, ['--ptt', '0.4-2.3']);
+    const { turns, events } = await talk('weather', { llm: { maxTokens: 32 } }, { ptt: [[400, 2300]] });
     assert.equal(turns.length, 1);
     assert.equal(turns[0]!.endReason, 'push-to-talk');
     const eot = turns[0]!.timings.endOfTurnMs;
-    assert.ok(eot >= 2300 && eot <= 2350, `endOfTurnMs ${eot}`);
+    // Ended on the first window after the release, however long the engines took on this machine.
+    assert.ok(eot >= 2300, `endOfTurnMs ${eot}`);
+    assert.ok(windowsBetween(events, 2300, eot) <= 1, `${windowsBetween(events, 2300, eot)} windows heard between the release and the end of the turn`);
   });
 
   it('push-to-talk pressed while the assistant speaks interrupts it at once', async () => {
-    const { turns } = await talk('two_turns', {}, ['--ptt', '0.4-2.2,5.1-6.8']);
+    const { turns, events } = await talk('two_turns', {}, { ptt: [[400, 2200], [5100, 6800]] });
     assert.equal(turns.length, 2);
     const b = turns[0]!.bargeIn;
     assert.ok(b, 'the first answer was interrupted');
-    assert.ok(b.playbackStoppedMs >= 5100 && b.playbackStoppedMs <= 5150, `stopped at ${b.playbackStoppedMs}, the key went down at 5100`);
+    // Stopped on the window the key went down in: no later window was heard with the answer playing.
+    assert.ok(b.playbackStoppedMs >= 5100, `stopped at ${b.playbackStoppedMs}, the key went down at 5100`);
+    assert.ok(windowsBetween(events, 5100, b.playbackStoppedMs) <= 1, `${windowsBetween(events, 5100, b.playbackStoppedMs)} windows heard between the key and the stop`);
+    checkHeard(turns[0]!, events, 'the answer cut by the key');
     assert.equal(turns[1]!.endReason, 'push-to-talk');
   });
 
@@ -149,24 +159,21 @@ describe('turn-taking on the real engines', () => {
     };
 
     it('while idle: no turn', async () => {
-      const file = path.join(dir, 'bursts-idle.wav');
-      await writeWavFile(file, addBursts(new Float32Array(16 * 6000), [1000, 2500, 4000], 150), 16000);
-      const { turns } = await talk(file, {});
+      const { turns } = await talk(addBursts(new Float32Array(16 * 6000), [1000, 2500, 4000], 150), {});
       assert.equal(turns.length, 0);
     });
 
     it('while the assistant speaks: no barge-in, the answer plays on in full', async () => {
-      const file = path.join(dir, 'bursts-speaking.wav');
       const x = new Float32Array(16 * 12000);
       x.set(weather);
       // Longer than a turn needs (250 ms) but shorter than an interruption needs (400 ms).
-      await writeWavFile(file, addBursts(x, [4500, 6500, 8500], 300), 16000);
-      const { turns, stdout } = await talk(file, { llm: { maxTokens: 200 } }, [], false);
+      const { turns, events } = await talk(addBursts(x, [4500, 6500, 8500], 300), { llm: { maxTokens: 200 } });
       assert.equal(turns.length, 1, JSON.stringify(turns.map((t) => t.userText)));
       // Each burst paused playback at once, and playback went on when it turned out to be nothing.
-      const paused = stdout.match(/playback paused/g)?.length ?? 0;
-      assert.ok(paused >= 1 && paused <= 3, stdout);
-      assert.equal(stdout.match(/playback resumed/g)?.length, paused);
+      const playback = events.flatMap((e) => (e.type === 'playback' ? [e.action] : []));
+      const paused = playback.filter((a) => a === 'paused').length;
+      assert.ok(paused >= 1 && paused <= 3, JSON.stringify(playback));
+      assert.equal(playback.filter((a) => a === 'resumed').length, paused);
       assert.equal(turns[0]!.bargeIn, null);
       assert.equal(turns[0]!.heardText, turns[0]!.assistantText);
       assert.ok(turns[0]!.timings.lastAudioMs! > 9000, 'the answer was still playing over the bursts');
@@ -175,14 +182,9 @@ describe('turn-taking on the real engines', () => {
 });
 
 describe('settings apply live, to the next window, without reloading a model', () => {
-  let engines: LoadedEngines;
   let weather: Float32Array;
   before(async () => {
-    engines = await loadEngines(() => DEFAULT_SETTINGS, MODEL_ROOTS);
     weather = await loadClip16k('weather');
-  });
-  after(async () => {
-    await engines.dispose();
   });
 
   it('a silence threshold and a VAD threshold changed mid-turn take effect at once', async () => {
