@@ -47,7 +47,7 @@ describe('talk (headless pipeline on the real engines)', () => {
     assert.equal(turn.latency.voiceToVoiceMs, Math.round((t.firstAudioMs! - t.speechEndMs) * 10) / 10);
     for (const kind of ['vad', 'stt', 'llm', 'tts']) assert.ok(report.models[kind]?.id, `${kind} model reported`);
     assert.match(stdout, /what is the weather like today/);
-    assert.match(stdout, /voice-to-voice \d+ ms/);
+    assert.match(stdout, /voice to voice \d+ ms/);
     // The answer's audio lies on the input's timeline, starting at firstAudioMs.
     const wav = await readWavFile(output);
     const samples = wav.channelData[0]!;

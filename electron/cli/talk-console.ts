@@ -5,12 +5,9 @@
  */
 import type { PipelineEvent } from '../pipeline/events';
 import type { TurnReport } from '../pipeline/report';
+import { bargeInLine as bargeInFigures, latencyLine as figuresLine } from '../report/turn-lines';
 
 export const sec = (t: number) => `${(t / 1000).toFixed(2)} s`;
-
-function ms(x: number | null): string {
-  return x === null ? '-' : `${Math.round(x)} ms`;
-}
 
 /** The console shows this many lines of an answer; the report keeps all of it. */
 export const ANSWER_LINES = 3;
@@ -64,13 +61,14 @@ function head(r: TurnReport): string[] {
   ];
 }
 
+/** The same figures every view shows (report/turn-figures.ts), indented for the turn's block. */
 export function latencyLine(r: TurnReport): string {
-  const l = r.latency;
-  return `  latency:   endpoint ${ms(l.endpointMs)} | stt ${ms(l.sttMs)} | llm first token ${ms(l.llmTtftMs)} | tts first audio ${ms(l.ttsFirstAudioMs)} | voice-to-voice ${ms(l.voiceToVoiceMs)}`;
+  return `  ${figuresLine(r)}`;
 }
 
 function bargeInLine(r: TurnReport): string[] {
-  return r.bargeIn ? [`  barge-in:  detected ${sec(r.bargeIn.detectedMs)}, playback stopped ${sec(r.bargeIn.playbackStoppedMs)}`] : [];
+  const line = bargeInFigures(r);
+  return line ? [`  ${line}`] : [];
 }
 
 function heardLine(r: TurnReport, width: number): string[] {
