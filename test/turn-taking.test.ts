@@ -48,42 +48,54 @@ const bargeIns = (turns: TurnReport[]) => turns.filter((t) => t.bargeIn !== null
 const windowsBetween = (events: PipelineEvent[], fromMs: number, toMs: number) => events.filter((e) => e.type === 'vad' && e.t >= fromMs && e.t < toMs).length;
 
 /**
- * Every turn given was ended by silence (the end-of-turn model is off and the clip goes quiet), and
- * ended silenceMs (±100) after the true end of its speech in the manifest.
+ * Where on the input a turn was ended: the pipeline hears one VAD window per 32 ms of input, in
+ * order, so the windows heard before its end-of-turn event place it in input time. Unlike the fast
+ * clock, which runs on in real time while the engines work, this does not move on a busy machine.
  */
-function checkEndpoints(clip: string, turns: TurnReport[], silenceMs: number, segmentOf: (t: TurnReport) => number) {
+function endInputMs(events: PipelineEvent[], turn: number): number {
+  const at = events.findIndex((e) => e.type === 'end-of-turn' && e.turn === turn);
+  assert.ok(at >= 0, `turn ${turn} has an end-of-turn event`);
+  return events.slice(0, at).filter((e) => e.type === 'vad').length * 32;
+}
+
+/**
+ * Every turn given was ended by silence (the end-of-turn model is off and the clip goes quiet), and
+ * ended silenceMs (±100) of input after the true end of its speech in the manifest.
+ */
+function checkEndpoints(clip: string, turns: TurnReport[], events: PipelineEvent[], silenceMs: number, segmentOf: (t: TurnReport) => number) {
   for (const t of turns) {
     assert.equal(t.endReason, 'silence', `${clip} turn ${t.index}: ended by ${t.endReason}`);
-    const wait = t.timings.endOfTurnMs - endOf(clip, segmentOf(t));
-    assert.ok(wait >= silenceMs - 100 && wait <= silenceMs + 100, `${clip} turn ${t.index}: ended ${wait} ms after the speech (silenceMs ${silenceMs})`);
+    const wait = endInputMs(events, t.index) - endOf(clip, segmentOf(t));
+    assert.ok(wait >= silenceMs - 100 && wait <= silenceMs + 100, `${clip} turn ${t.index}: ended ${wait} ms of input after the speech (silenceMs ${silenceMs})`);
   }
 }
 
 describe('turn-taking on the real engines', () => {
   it('timer_pause, silenceMs 400: the turn is ended inside the pause', async () => {
-    const { turns } = await talk('timer_pause', { endpointing: { silenceMs: 400 }, llm: { maxTokens: 48 } });
+    const { turns, events } = await talk('timer_pause', { endpointing: { silenceMs: 400 }, llm: { maxTokens: 48 } });
     const merged = turns.length === 1 && turns[0]!.mergedContinuation;
     assert.ok(turns.length === 2 || merged, `two turns or one merged, got ${JSON.stringify(turns.map((t) => t.userText))}`);
-    assert.ok(turns[0]!.timings.endOfTurnMs < startOf('timer_pause', 1), 'the first part was ended before the user went on');
+    const first = events.find((e) => e.type === 'end-of-turn')!;
+    assert.ok(endInputMs(events, first.turn) < startOf('timer_pause', 1), 'the first part was ended before the user went on');
     if (turns.length === 2) {
       assert.equal(turns[0]!.mergedContinuation, false);
-      checkEndpoints('timer_pause', turns, 400, (t) => t.index);
+      checkEndpoints('timer_pause', turns, events, 400, (t) => t.index);
     }
   });
 
   it('timer_pause, silenceMs 1000: one turn with both parts, not merged', async () => {
-    const { turns } = await talk('timer_pause', { endpointing: { silenceMs: 1000 }, llm: { maxTokens: 48 } });
+    const { turns, events } = await talk('timer_pause', { endpointing: { silenceMs: 1000 }, llm: { maxTokens: 48 } });
     assert.equal(turns.length, 1);
     assert.equal(turns[0]!.mergedContinuation, false);
     assert.match(turns[0]!.userText, /timer.*minutes/);
-    checkEndpoints('timer_pause', turns, 1000, () => 1);
+    checkEndpoints('timer_pause', turns, events, 1000, () => 1);
   });
 
   for (const silenceMs of [400, 600, 1000]) {
     it(`two_turns, silenceMs ${silenceMs}: each turn ends silenceMs after the manifest's end of speech`, async () => {
-      const { turns } = await talk('two_turns', { endpointing: { silenceMs }, llm: { maxTokens: 32 } });
+      const { turns, events } = await talk('two_turns', { endpointing: { silenceMs }, llm: { maxTokens: 32 } });
       assert.equal(turns.length, 2);
-      checkEndpoints('two_turns', turns, silenceMs, (t) => t.index);
+      checkEndpoints('two_turns', turns, events, silenceMs, (t) => t.index);
     });
   }
 
