@@ -174,6 +174,42 @@ function label(p: Parsed, platform: ShellPlatform): string {
   return [...names, keyLabel(p.key, platform)].join('+');
 }
 
+/**
+ * Text written the way `platform` shows shortcuts ("Ctrl+Alt+Space", "Win+K", "⌥⌘Space", "⌃⇧Page Up")
+ * back in accelerator syntax, so the field can show labels and still take what is typed into it.
+ * Text that is no such label comes back as it is, for parseAccelerator to check (and explain).
+ */
+export function acceleratorFromLabel(text: string, platform: string): string {
+  const p = shellPlatform(platform);
+  const trimmed = text.trim();
+  if (trimmed === '' || parse(trimmed).ok) return trimmed;
+  const keyOf = (shown: string): string | null => {
+    if (canonicalKey(shown)) return shown;
+    const labels = { ...(p === 'darwin' ? MAC_KEY_LABELS : PC_KEY_LABELS), ...NUMPAD_LABELS };
+    const found = Object.entries(labels).find(([, l]) => l.toLowerCase() === shown.toLowerCase());
+    if (found) return found[0];
+    const num = /^Num (\d)$/i.exec(shown);
+    return num ? `num${num[1]}` : null;
+  };
+  let modifiers: string[] = [];
+  let rest = trimmed;
+  if (p === 'darwin') {
+    // Symbols first, then the key, with no separator: "⌥⌘Space".
+    const names: Readonly<Record<string, string>> = { '⌃': 'Control', '⌥': 'Alt', '⇧': 'Shift', '⌘': 'Command' };
+    while (rest && names[rest[0]!]) {
+      modifiers.push(names[rest[0]!]!);
+      rest = rest.slice(1).trim();
+    }
+  } else {
+    // "Ctrl++" is Ctrl with the + key; "Win" is how Windows names Super.
+    const parts = rest.endsWith('++') ? [...rest.slice(0, -2).split('+'), '+'] : rest.split('+');
+    rest = parts.pop()!.trim();
+    modifiers = parts.map((m) => (/^win$/i.test(m.trim()) ? 'Super' : m.trim()));
+  }
+  const key = keyOf(rest);
+  return key && modifiers.length > 0 ? [...modifiers, key].join('+') : trimmed;
+}
+
 /** The rules one platform adds: modifiers it lacks, and two names for one key there. */
 function platformError(text: string, p: Parsed, platform: ShellPlatform): string | null {
   const where = platform === 'win32' ? 'Windows' : 'Linux';

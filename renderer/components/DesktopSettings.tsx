@@ -5,39 +5,43 @@
  */
 import { useEffect, useId, useState } from 'react';
 import { api } from '../api/current';
-import { acceleratorLabel, parseAccelerator } from '../../electron/settings/accelerator';
+import { acceleratorLabel, EXAMPLE_SHORTCUT, parseAccelerator } from '../../electron/settings/accelerator';
 import { shortcutConflict } from '../../electron/desktop/known-shortcuts';
 import { browserPlatform } from '../model/labels';
 import { patchAt } from '../model/settings-patch';
+import { shortcutFieldText, shortcutToSave } from '../model/shortcut-field';
 import { useUi } from '../store';
 import { Toggle } from './Slider';
 
 function Shortcut() {
   const saved = useUi((s) => s.settings?.desktop.shortcut ?? '');
   const desktop = useUi((s) => s.status?.desktop);
-  const [text, setText] = useState(saved);
+  const platform = browserPlatform();
+  // Shown in this platform's words ("Ctrl+Alt+Space", "⌥⌘Space"); either those or accelerator syntax may be typed.
+  const shown = shortcutFieldText(saved, platform);
+  const [text, setText] = useState(shown);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const id = useId();
-  useEffect(() => setText(saved), [saved]);
+  useEffect(() => setText(shown), [shown]);
   const save = async (value: string) => {
     setBusy(true);
     setError(null);
-    const r = await api().request({ type: 'update-settings', patch: patchAt('desktop.shortcut', value.trim()) });
+    const r = await api().request({ type: 'update-settings', patch: patchAt('desktop.shortcut', value) });
     if (!r.ok) setError(r.error);
     setBusy(false);
   };
   const inUse = desktop?.shell && !desktop.shortcutError && desktop.shortcut;
-  const platform = browserPlatform();
+  const toSave = shortcutToSave(text, saved, platform);
   // Checked as it is typed: a known system shortcut is a warning (it may still work), a malformed one an error.
-  const typed = text.trim() ? parseAccelerator(text.trim(), platform) : null;
+  const typed = toSave ? parseAccelerator(toSave, platform) : null;
   const warning = typed?.ok ? shortcutConflict(typed.accelerator, platform) : null;
   return (
     <div className="field">
       <label htmlFor={id}>Global shortcut (one-shot listening from any program)</label>
       <div className="row">
-        <input id={id} value={text} maxLength={100} placeholder="CommandOrControl+Alt+Space" onChange={(e) => setText(e.currentTarget.value)} data-testid="shortcut-input" />
-        <button type="button" className="secondary" disabled={busy || text.trim() === saved} onClick={() => void save(text)} data-testid="shortcut-save">
+        <input id={id} className="shortcut-input" value={text} maxLength={100} placeholder={acceleratorLabel(EXAMPLE_SHORTCUT, platform)} onChange={(e) => setText(e.currentTarget.value)} data-testid="shortcut-input" />
+        <button type="button" className="secondary" disabled={busy || toSave === saved} onClick={() => void save(toSave)} data-testid="shortcut-save">
           Save
         </button>
         {saved && (
@@ -55,7 +59,7 @@ function Shortcut() {
               ? `${acceleratorLabel(desktop.shortcut, platform)} starts one-shot listening from any program.`
               : 'No global shortcut.'}
       </p>
-      {typed && !typed.ok && text.trim() !== saved && (
+      {typed && !typed.ok && toSave !== saved && (
         <p className="hint hint-error" data-testid="shortcut-invalid">
           {typed.error}
         </p>
@@ -76,7 +80,7 @@ function Shortcut() {
 
 export function DesktopSettings() {
   return (
-    <fieldset data-testid="desktop-settings">
+    <fieldset className="desktop-settings" data-testid="desktop-settings">
       <legend>Desktop</legend>
       <Shortcut />
       <Toggle path="desktop.listenChime" label="Chime when one-shot listening starts and stops" />

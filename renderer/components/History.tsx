@@ -14,6 +14,7 @@ import {
   exportFileName,
   exportJson,
   formatSessionStart,
+  formatTimeRange,
   formatTurnTime,
   plural,
   rateRows,
@@ -45,7 +46,7 @@ function Summary({ summary }: { summary: LogSummary }) {
         {summary.from && summary.to && (
           <span className="hint-inline">
             {' '}
-            · {formatSessionStart(summary.from, Date.now())} to {formatSessionStart(summary.to, Date.now())}
+            · {formatTimeRange(summary.from, summary.to, Date.now())}
           </span>
         )}
       </p>

@@ -1,7 +1,7 @@
 /** The header: what the assistant is doing now, the microphone level, and where the LLM runs. */
 import type { AppStatus } from '../../electron/ipc-contract';
 import type { AssistantState } from '../../electron/pipeline/events';
-import { inputGainLabel, llmLine } from '../model/labels';
+import { inputGainLabel, llmLine, MIC_METER_CAPTION, micMeter } from '../model/labels';
 import { useUi, type UiState } from '../store';
 
 const LABELS = {
@@ -31,9 +31,7 @@ export function StatusBar() {
   const ready = status?.phase === 'ready' && connection === 'connected';
   const label = stateLabel(connection, status, state);
   const shown = ready && listening ? state : 'idle';
-  // A perceptual scale: speech at -30 dBFS fills about two thirds.
-  const db = 20 * Math.log10(Math.max(level, 1e-5));
-  const fill = Math.max(0, Math.min(1, (db + 60) / 45));
+  const meter = micMeter(level, listening);
   return (
     <header className="statusbar">
       <h1>Local Voice Assistant</h1>
@@ -41,8 +39,14 @@ export function StatusBar() {
         <span className="state-dot" aria-hidden="true" />
         {label}
       </div>
-      <div className="meter" role="meter" aria-label="Microphone level" aria-valuemin={-60} aria-valuemax={0} aria-valuenow={Math.round(db)}>
-        <span style={{ transform: `scaleX(${listening ? fill : 0})` }} />
+      {/* A bar alone does not say what it measures: a caption names it for the eye, the meter's name in full for a screen reader. */}
+      <div className="mic-level">
+        <span className="mic-caption" aria-hidden="true">
+          {MIC_METER_CAPTION}
+        </span>
+        <div className="meter" role="meter" aria-label="Microphone level" aria-valuemin={-60} aria-valuemax={0} aria-valuenow={meter.db} aria-valuetext={meter.text} title="Microphone level" data-testid="mic-meter">
+          <span style={{ transform: `scaleX(${meter.fill})` }} />
+        </div>
       </div>
       {listening && gain && (
         <span className="meter-gain" data-testid="input-gain" title="A quiet microphone: the assistant raises its level by this much before listening">

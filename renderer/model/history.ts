@@ -39,6 +39,24 @@ export function formatSessionStart(iso: string, nowMs: number): string {
   return `${day(d)} ${clock}`;
 }
 
+/**
+ * A span of time as the summary shows it: "Today 14:22" when it is within one minute (one clock
+ * reading twice says nothing), "Today 14:22–14:35" within one day, else both ends ("Yesterday 23:50
+ * to Today 00:10"). Either end unparsable: both as they are.
+ */
+export function formatTimeRange(fromIso: string, toIso: string, nowMs: number): string {
+  const from = Date.parse(fromIso);
+  const to = Date.parse(toIso);
+  const start = formatSessionStart(fromIso, nowMs);
+  if (!Number.isFinite(from) || !Number.isFinite(to)) return `${start} to ${formatSessionStart(toIso, nowMs)}`;
+  const a = new Date(Math.min(from, to));
+  const b = new Date(Math.max(from, to));
+  const first = formatSessionStart(a.toISOString(), nowMs);
+  if (b.getTime() - a.getTime() < 60_000 && b.getMinutes() === a.getMinutes()) return first;
+  if (a.toDateString() === b.toDateString()) return `${first}–${pad(b.getHours())}:${pad(b.getMinutes())}`;
+  return `${first} to ${formatSessionStart(b.toISOString(), nowMs)}`;
+}
+
 /** A turn's clock time in local time ("14:05:09"). */
 export function formatTurnTime(iso: string): string {
   const t = Date.parse(iso);

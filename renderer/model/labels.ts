@@ -76,6 +76,19 @@ export function microphoneLines(m: MicrophoneSettings): { line: string; notHonou
   };
 }
 
+/** The caption beside the header's microphone meter (its accessible name is the same words). */
+export const MIC_METER_CAPTION = 'Mic';
+
+/**
+ * The header's microphone meter: how full it is (a perceptual scale: speech at -30 dBFS fills about
+ * two thirds), its value in dBFS and that value in words for a screen reader.
+ */
+export function micMeter(rms: number, listening: boolean): { fill: number; db: number; text: string } {
+  const db = Math.max(-60, Math.round(20 * Math.log10(Math.max(rms, 1e-5))));
+  if (!listening) return { fill: 0, db: -60, text: 'microphone off' };
+  return { fill: Math.max(0, Math.min(1, (db + 60) / 45)), db, text: db <= -60 ? 'silent' : `${db} dB` };
+}
+
 /** The input gain shown beside the microphone meter ("+18 dB"); null when nothing is raised. */
 export function inputGainLabel(gainDb: number): string | null {
   const db = Math.round(gainDb);
