@@ -12,16 +12,22 @@ import { App } from './App';
 import { startMicrophone, type Microphone } from './audio/microphone';
 import { startPlayer, type Player } from './audio/player';
 import type { VadPoint } from './model/endpoint-replay';
+import { isHidden, whileVisible } from './model/while-visible';
+import { loadCurrentConversation, mergeRestored } from './model/restore-conversation';
 import { useUi } from './store';
 import './styles.css';
 
 let mic: Microphone | null = null;
 let player: Player | null = null;
+/** About 64 s of VAD windows: what the trace keeps, so a hidden window holds no more than that. */
+const HELD_TRACE_POINTS = 2000;
+// 50 level updates a second would re-render the header for nobody while the window is in the tray.
+const publishLevel = whileVisible<number>(document, (rms) => useUi.setState({ micLevel: rms }));
 
 async function startAudio(a: AssistantApi): Promise<void> {
   try {
     player ??= await startPlayer(a);
-    mic ??= await startMicrophone(a, (rms) => useUi.setState({ micLevel: rms }));
+    mic ??= await startMicrophone(a, publishLevel);
   } catch (e) {
     useUi.setState({ audioError: (e as Error).message });
     return;
@@ -58,6 +64,11 @@ async function boot(): Promise<void> {
     } else useUi.getState().apply(e);
   });
   setInterval(() => {
+    // Hidden: the trace is held (the last minute of it) and drawn when the window is shown again.
+    if (isHidden(document)) {
+      if (trace.length > HELD_TRACE_POINTS) trace = trace.slice(-HELD_TRACE_POINTS);
+      return;
+    }
     if (gainDb !== useUi.getState().inputGainDb) useUi.setState({ inputGainDb: gainDb });
     if (trace.length === 0) return;
     useUi.getState().addTrace(trace);
@@ -71,6 +82,10 @@ async function boot(): Promise<void> {
 async function loadSnapshot(a: AssistantApi): Promise<Snapshot> {
   const snapshot = await a.request({ type: 'get-snapshot' });
   useUi.setState({ connection: 'connected', settings: snapshot.settings, status: snapshot.status, timers: snapshot.timers, state: snapshot.state });
+  // A reloaded window gets this run's conversation back from the history (turns that arrive live meanwhile are kept).
+  void loadCurrentConversation(a)
+    .then((restored) => restored.length > 0 && useUi.setState((s) => ({ entries: mergeRestored(s.entries, restored) })))
+    .catch(() => undefined);
   return snapshot;
 }
 

@@ -3,9 +3,12 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { acceleratorFromLabel, parseAccelerator } from '../electron/settings/accelerator';
-import { formatTimeRange } from '../renderer/model/history';
+import type { LoggedTurn } from '../electron/history/log-format';
+import { formatTimeRange, TEXT_NOT_LOGGED } from '../renderer/model/history';
+import { entriesFromHistory, loadCurrentConversation, mergeRestored } from '../renderer/model/restore-conversation';
 import { MIC_METER_CAPTION, micMeter } from '../renderer/model/labels';
 import { contextHint, voiceWords } from '../renderer/model/settings-words';
+import { isHidden, whileVisible } from '../renderer/model/while-visible';
 import { shortcutFieldText, shortcutToSave } from '../renderer/model/shortcut-field';
 
 describe('history time range', () => {
@@ -97,5 +100,92 @@ describe('settings words', () => {
     assert.equal(contextHint(4096, 2048), "4096 tokens asked, 2048 in use: the model's limit. Changing the context size or GPU layers reloads the model.");
     assert.equal(contextHint(2048, 2048), 'Changing the context size or GPU layers reloads the model.');
     assert.equal(contextHint(2048, null), 'Changing the context size or GPU layers reloads the model.');
+  });
+});
+
+describe('updates while the window is hidden', () => {
+  function fakeDocument() {
+    const listeners: (() => void)[] = [];
+    const doc = {
+      visibilityState: 'visible',
+      addEventListener: (_: 'visibilitychange', f: () => void) => listeners.push(f),
+      show(state: 'visible' | 'hidden') {
+        doc.visibilityState = state;
+        for (const f of listeners) f();
+      },
+    };
+    return doc;
+  }
+
+  it('stops the level updates while hidden and resumes with the latest when shown', () => {
+    const doc = fakeDocument();
+    const published: number[] = [];
+    const level = whileVisible<number>(doc, (v) => published.push(v));
+    level(0.1);
+    doc.show('hidden');
+    for (let i = 0; i < 50; i++) level(i / 100);
+    assert.deepEqual(published, [0.1]);
+    doc.show('visible');
+    assert.deepEqual(published, [0.1, 0.49]);
+    level(0.2);
+    assert.deepEqual(published, [0.1, 0.49, 0.2]);
+    // Shown again with nothing new held: nothing is published twice.
+    doc.show('hidden');
+    doc.show('visible');
+    assert.deepEqual(published, [0.1, 0.49, 0.2]);
+  });
+
+  it('publishes everything where there is no document', () => {
+    const published: number[] = [];
+    const level = whileVisible<number>(undefined, (v) => published.push(v));
+    level(1);
+    assert.deepEqual(published, [1]);
+    assert.equal(isHidden(undefined), false);
+  });
+});
+
+describe('the conversation after a reload', () => {
+  const turn = (index: number, patch: Record<string, unknown> = {}, texts = true) =>
+    ({ texts, report: { index, userText: `q${index}`, assistantText: `a${index} more`, heardText: `a${index}`, interrupted: false, backchannels: [], ...patch } }) as unknown as LoggedTurn;
+
+  it("rebuilds the current session's turns from the history", () => {
+    const entries = entriesFromHistory([turn(0), turn(1, { interrupted: true, backchannels: [{ atMs: 1, text: 'mm-hmm' }] }), turn(2, {}, false)]);
+    assert.deepEqual(
+      entries.map((e) => [e.turn, e.user, e.assistant, e.heard, e.backchannels, e.userFinal]),
+      [
+        [0, 'q0', 'a0 more', null, [], true],
+        [1, 'q1', 'a1 more', 'a1', ['mm-hmm'], true],
+        [2, TEXT_NOT_LOGGED, '', null, [], true],
+      ],
+    );
+    assert.equal(entries[0]!.report?.index, 0);
+  });
+
+  it('keeps only the turns since the turn numbers last started again (a model reload)', () => {
+    assert.deepEqual(entriesFromHistory([turn(0), turn(1), turn(0), turn(1), turn(2)]).map((e) => e.user), ['q0', 'q1', 'q2']);
+    assert.equal(entriesFromHistory([turn(3), turn(0)]).length, 1);
+  });
+
+  it('merges under what arrived live, without duplicates', () => {
+    const restored = entriesFromHistory([turn(0), turn(1)]);
+    const live = entriesFromHistory([turn(1, { userText: 'live' }), turn(2)]);
+    assert.deepEqual(mergeRestored(live, restored).map((e) => [e.turn, e.user]), [[0, 'q0'], [1, 'live'], [2, 'q2']]);
+  });
+
+  it("asks for the current session's turns; nothing when there is none or the history fails", async () => {
+    const session = { id: 's1', startedAt: '', turns: 1, bytes: 1, current: true };
+    const asked: string[] = [];
+    const api = (sessions: unknown, one: unknown) => ({
+      request: (async (r: { type: string; id?: string }) => {
+        asked.push(r.id ? `${r.type} ${r.id}` : r.type);
+        return r.type === 'history-sessions' ? sessions : one;
+      }) as never,
+    });
+    const entries = await loadCurrentConversation(api({ ok: true, sessions: [{ ...session, id: 's0', current: false }, session] }, { ok: true, session: { id: 's1', startedAt: '', turns: [turn(4)], skipped: 0 } }));
+    assert.deepEqual(entries.map((e) => e.user), ['q4']);
+    assert.deepEqual(asked, ['history-sessions', 'history-session s1']);
+    assert.deepEqual(await loadCurrentConversation(api({ ok: false, error: 'x' }, null)), []);
+    assert.deepEqual(await loadCurrentConversation(api({ ok: true, sessions: [{ ...session, turns: 0 }] }, null)), []);
+    assert.deepEqual(await loadCurrentConversation(api({ ok: true, sessions: [session] }, { ok: false, error: 'gone' })), []);
   });
 });

@@ -6,6 +6,8 @@ import { DesktopSettings } from './DesktopSettings';
 import { LlmServerSettings } from './LlmServer';
 import { Slider, Toggle } from './Slider';
 import { saveSetting, useSetting } from './useSetting';
+import { SETTINGS_RANGES } from '../../electron/settings/schema';
+import { contextHint, voiceWords } from '../model/settings-words';
 import { matchWakePhrase } from '../../electron/pipeline/turns/wake-phrase';
 
 function SystemPrompt() {
@@ -99,6 +101,46 @@ function GpuLayers() {
   );
 }
 
+/**
+ * The voice, counted from 1 as a person counts (the setting counts from 0, as the voice model does).
+ * A number field, not a slider: the setting allows up to 9999 and most models have a few voices.
+ */
+function Voice() {
+  const [value, change] = useSetting<number>('tts.speakerId');
+  const id = useId();
+  if (value === undefined) return null;
+  // The status does not carry the voice model's number of voices yet: the words say so by counting alone.
+  const words = voiceWords(value, null);
+  const max = SETTINGS_RANGES['tts.speakerId'].max + 1;
+  return (
+    <div className="field voice-field">
+      <label htmlFor={id}>{words.label}</label>
+      <input
+        id={id}
+        type="number"
+        min={1}
+        max={max}
+        step={1}
+        value={value + 1}
+        data-testid="voice-number"
+        onChange={(e) => {
+          const n = Number(e.currentTarget.value);
+          if (Number.isInteger(n) && n >= 1 && n <= max) change(n - 1);
+        }}
+      />
+      <p className="hint">The voice model's voices are numbered from 1; a number past its last voice uses the last.</p>
+    </div>
+  );
+}
+
+/** The context size, saying the size in use when the model runs with another (it caps it at its training size). */
+function ContextSize() {
+  const asked = useUi((s) => s.settings?.llm.contextSize);
+  const inUse = useUi((s) => (s.status?.llm && !s.status.llm.server ? s.status.llm.contextSize : null));
+  if (asked === undefined) return null;
+  return <Slider path="llm.contextSize" hint={contextHint(asked, inUse)} />;
+}
+
 export function SettingsPanel() {
   const [confirming, setConfirming] = useState(false);
   const reset = async () => {
@@ -128,13 +170,13 @@ export function SettingsPanel() {
         <Slider path="llm.temperature" />
         <Slider path="llm.maxTokens" />
         <GpuLayers />
-        <Slider path="llm.contextSize" hint="Changing the context size or GPU layers reloads the model." />
+        <ContextSize />
       </fieldset>
       <LlmServerSettings />
       <DesktopSettings />
       <fieldset>
         <legend>Voice</legend>
-        <Slider path="tts.speakerId" />
+        <Voice />
         <Slider path="tts.speed" />
       </fieldset>
       <div className="reset">
