@@ -13,7 +13,7 @@ import { startMicrophone, type Microphone } from './audio/microphone';
 import { startPlayer, type Player } from './audio/player';
 import type { VadPoint } from './model/endpoint-replay';
 import { isHidden, whileVisible } from './model/while-visible';
-import { loadCurrentConversation, mergeRestored } from './model/restore-conversation';
+import { loadCurrentConversation, mergeRestored, wasReloaded } from './model/restore-conversation';
 import { useUi } from './store';
 import './styles.css';
 
@@ -75,6 +75,12 @@ async function boot(): Promise<void> {
     trace = [];
   }, 100);
   const snapshot = await loadSnapshot(a);
+  // A reloaded window gets this run's conversation back from the history (turns that arrive live meanwhile are kept).
+  if (wasReloaded(performance)) {
+    void loadCurrentConversation(a)
+      .then((restored) => restored.length > 0 && useUi.setState((s) => ({ entries: mergeRestored(s.entries, restored) })))
+      .catch(() => undefined);
+  }
   for (const n of snapshot.notices) useUi.getState().notify('error', n);
   await startAudio(a);
 }
@@ -82,10 +88,6 @@ async function boot(): Promise<void> {
 async function loadSnapshot(a: AssistantApi): Promise<Snapshot> {
   const snapshot = await a.request({ type: 'get-snapshot' });
   useUi.setState({ connection: 'connected', settings: snapshot.settings, status: snapshot.status, timers: snapshot.timers, state: snapshot.state });
-  // A reloaded window gets this run's conversation back from the history (turns that arrive live meanwhile are kept).
-  void loadCurrentConversation(a)
-    .then((restored) => restored.length > 0 && useUi.setState((s) => ({ entries: mergeRestored(s.entries, restored) })))
-    .catch(() => undefined);
   return snapshot;
 }
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { acceleratorFromLabel, parseAccelerator } from '../electron/settings/accelerator';
 import type { LoggedTurn } from '../electron/history/log-format';
 import { formatTimeRange, TEXT_NOT_LOGGED } from '../renderer/model/history';
-import { entriesFromHistory, loadCurrentConversation, mergeRestored } from '../renderer/model/restore-conversation';
+import { entriesFromHistory, loadCurrentConversation, mergeRestored, wasReloaded } from '../renderer/model/restore-conversation';
 import { MIC_METER_CAPTION, micMeter } from '../renderer/model/labels';
 import { contextHint, voiceWords } from '../renderer/model/settings-words';
 import { isHidden, whileVisible } from '../renderer/model/while-visible';
@@ -187,5 +187,15 @@ describe('the conversation after a reload', () => {
     assert.deepEqual(await loadCurrentConversation(api({ ok: false, error: 'x' }, null)), []);
     assert.deepEqual(await loadCurrentConversation(api({ ok: true, sessions: [{ ...session, turns: 0 }] }, null)), []);
     assert.deepEqual(await loadCurrentConversation(api({ ok: true, sessions: [session] }, { ok: false, error: 'gone' })), []);
+  });
+});
+
+describe('which page loads restore the conversation', () => {
+  const perf = (type?: string) => ({ getEntriesByType: (t: string) => (t === 'navigation' && type ? [{ type }] : []) });
+  it('a reload does; a page opened anew or without navigation timing does not', () => {
+    assert.equal(wasReloaded(perf('reload')), true);
+    assert.equal(wasReloaded(perf('navigate')), false);
+    assert.equal(wasReloaded(perf()), false);
+    assert.equal(wasReloaded(undefined), false);
   });
 });

@@ -52,3 +52,13 @@ export async function loadCurrentConversation(a: Pick<AssistantApi, 'request'>):
   const r = await a.request({ type: 'history-session', id: current.id });
   return r.ok ? entriesFromHistory(r.session.turns) : [];
 }
+
+/**
+ * Whether this page was reloaded (Ctrl+R, Electron reloading a crashed renderer): then the window
+ * had a conversation and gets it back. A page opened anew (a new tab on dev:web's bridge, which
+ * replaces the older one) starts empty, as a new window does.
+ */
+export function wasReloaded(perf: { getEntriesByType(type: string): readonly unknown[] } | undefined): boolean {
+  const nav = perf?.getEntriesByType('navigation')[0] as { type?: string } | undefined;
+  return nav?.type === 'reload';
+}
