@@ -7,7 +7,7 @@ import type { LoggedTurn } from '../electron/history/log-format';
 import { formatTimeRange, TEXT_NOT_LOGGED } from '../renderer/model/history';
 import { entriesFromHistory, loadCurrentConversation, mergeRestored, wasReloaded } from '../renderer/model/restore-conversation';
 import { MIC_METER_CAPTION, micMeter } from '../renderer/model/labels';
-import { contextHint, voiceWords } from '../renderer/model/settings-words';
+import { contextHint, contextInUse, voiceWords } from '../renderer/model/settings-words';
 import { isHidden, whileVisible } from '../renderer/model/while-visible';
 import { shortcutFieldText, shortcutToSave } from '../renderer/model/shortcut-field';
 
@@ -197,5 +197,13 @@ describe('which page loads restore the conversation', () => {
     assert.equal(wasReloaded(perf('navigate')), false);
     assert.equal(wasReloaded(perf()), false);
     assert.equal(wasReloaded(undefined), false);
+  });
+});
+
+describe('the Models panel context line', () => {
+  it('says the size asked for beside the one in use when they differ', () => {
+    assert.equal(contextInUse(2048, 4096), "2048 tokens (4096 asked: the model's limit)");
+    assert.equal(contextInUse(2048, 2048), '2048 tokens');
+    assert.equal(contextInUse(2048, null), '2048 tokens');
   });
 });

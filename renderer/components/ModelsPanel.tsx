@@ -4,6 +4,7 @@
  */
 import type { MicrophoneSettings } from '../../electron/ipc-contract';
 import { backendLabel, KIND_LABELS, microphoneLines, modelLine } from '../model/labels';
+import { contextInUse } from '../model/settings-words';
 import { useUi } from '../store';
 import { LlmServerSettings } from './LlmServer';
 
@@ -45,6 +46,7 @@ function MicrophoneInfo({ microphone }: { microphone: MicrophoneSettings | null 
 
 export function ModelsPanel() {
   const status = useUi((s) => s.status);
+  const askedContext = useUi((s) => s.settings?.llm.contextSize ?? null);
   if (!status) return <p className="empty">Connecting…</p>;
   return (
     <section className="models" aria-labelledby="models-title" data-testid="models">
@@ -107,7 +109,7 @@ export function ModelsPanel() {
             {status.llm.gpuLayers} of {status.llm.totalLayers}
           </dd>
           <dt>Context</dt>
-          <dd>{status.llm.contextSize} tokens</dd>
+          <dd data-testid="llm-context">{contextInUse(status.llm.contextSize, askedContext)}</dd>
           {status.llm.gpuDevices.length > 0 && (
             <>
               <dt>GPU</dt>

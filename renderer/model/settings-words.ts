@@ -21,6 +21,15 @@ export function voiceWords(speakerId: number, voices: number | null): { label: s
 export function contextHint(asked: number, inUse: number | null): string {
   const reload = 'Changing the context size or GPU layers reloads the model.';
   if (inUse === null || inUse === asked) return reload;
-  const why = inUse < asked ? ": the model's limit" : '';
-  return `${asked} tokens asked, ${inUse} in use${why}. ${reload}`;
+  return `${asked} tokens asked, ${inUse} in use${limitWhy(asked, inUse)}. ${reload}`;
+}
+
+/** Only a smaller context is the model's doing (it caps the size at its training size). */
+function limitWhy(asked: number, inUse: number): string {
+  return inUse < asked ? ": the model's limit" : '';
+}
+
+/** The Models panel's context line: the size in use, and the one asked for when they differ ("2048 tokens (4096 asked: the model's limit)"). */
+export function contextInUse(inUse: number, asked: number | null): string {
+  return asked === null || asked === inUse ? `${inUse} tokens` : `${inUse} tokens (${asked} asked${limitWhy(asked, inUse)})`;
 }
