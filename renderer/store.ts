@@ -64,6 +64,8 @@ export interface UiState {
   state: AssistantState;
   entries: ConversationEntry[];
   reports: TurnReport[];
+  /** The turn whose answer has started playing, as it stood then (its final report comes in `reports` when it ends). */
+  started: TurnReport | null;
   liveTurns: LiveTurn[];
   trace: VadPoint[];
   turnChecks: TurnCheckPoint[];
@@ -113,6 +115,7 @@ export const useUi = create<UiState>()((set, get) => ({
   state: 'listening',
   entries: [],
   reports: [],
+  started: null,
   liveTurns: [],
   trace: [],
   turnChecks: [],
@@ -188,9 +191,13 @@ export const useUi = create<UiState>()((set, get) => ({
         // Its words continue in the next turn, which carries them.
         set((s) => ({ entries: s.entries.filter((x) => x.turn !== p.turn) }));
         break;
+      case 'answer-start':
+        set({ started: p.report });
+        break;
       case 'turn': {
         const r = p.report;
         set((s) => ({
+          started: s.started?.index === r.index ? null : s.started,
           entries: upsert(s.entries, p.turn, () => ({
             user: r.userText,
             userFinal: true,

@@ -4,10 +4,8 @@
  * during the pause sits where it ran, left of the end of speech when it began before it); below it
  * the last turns on one axis, and the session's p50/p95 per stage.
  */
-import { useEffect, useState } from 'react';
 import { echoLine, formatMs, niceTicks, sessionReports, STAGE_LABELS, summarize, waterfall, type StageKey } from '../model/latency';
 import type { TurnReport } from '../../electron/pipeline/report';
-import { api } from '../api/current';
 import { useUi } from '../store';
 import { StatsTable } from './StatsTable';
 
@@ -126,27 +124,9 @@ function RecentTurns({ reports }: { reports: TurnReport[] }) {
   );
 }
 
-/** The report of the turn whose answer has just started playing (its final report comes when it ends). */
-function useStartedTurn(): TurnReport | null {
-  const [started, setStarted] = useState<TurnReport | null>(null);
-  useEffect(() => {
-    try {
-      return api().onEvent((e) => {
-        // 'answer-start' (the report as it stands at the first audio) is newer than some pipelines: matched by name.
-        const ev = e.type === 'pipeline' ? (e.event as { type: string; report?: TurnReport }) : null;
-        if (ev?.type === 'answer-start' && ev.report) setStarted(ev.report);
-      });
-    } catch {
-      // Not connected (a static render): only finished turns are shown.
-      return undefined;
-    }
-  }, []);
-  return started;
-}
-
 export function Latency() {
   const finished = useUi((s) => s.reports);
-  const started = useStartedTurn();
+  const started = useUi((s) => s.started);
   // Percentiles count the answer as soon as it starts playing, not when it ends.
   const reports = sessionReports(finished, started);
   const last = reports[reports.length - 1];
