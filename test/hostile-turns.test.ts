@@ -88,7 +88,7 @@ function keyIn(text: string): boolean {
   return false;
 }
 
-describe('whole turns against a hostile server', () => {
+describe('whole turns against a hostile server', { concurrency: 2 }, () => {
   for (const [mode, expected] of Object.entries(EXPECT) as [HostileMode, RegExp][]) {
     it(`${mode}: the turn ends with the message, in bounded memory, and the key is nowhere`, async (t) => {
       const r = await talk(mode);
