@@ -127,12 +127,17 @@ describe('prepared answers (real engines)', () => {
   });
 
   it('uses it when the turn ends with the same words: first audio sooner after the end of turn than without', async () => {
-    const prepared = (await talk(withModel, BASE, 'weather')).reports[0]!;
-    const plain = (await talk(withModel, mergeSettings(BASE, { prepareAnswers: false }), 'weather')).reports[0]!;
+    const preparedRun = await talk(withModel, BASE, 'weather');
+    const plainRun = await talk(withModel, mergeSettings(BASE, { prepareAnswers: false }), 'weather');
+    const prepared = preparedRun.reports[0]!;
+    const plain = plainRun.reports[0]!;
     assert.equal(prepared.prepared, 'used');
     assert.ok(prepared.preparedLeadMs! > 0);
     assert.equal(plain.prepared, 'none');
-    assert.equal(prepared.assistantText, plain.assistantText, 'the same answer either way (temperature 0)');
+    // The same question either way. Not the same words compared: the engine reuses evaluated tokens across
+    // runs, and llama.cpp's batched and single-token kernels round differently, so a near tie can flip.
+    assert.deepEqual(preparedRun.prompts.slice(-1), plainRun.prompts, 'the model was asked the same question');
+    assert.ok(prepared.assistantText.trim().length > 0 && preparedRun.history.at(-1) === `assistant:${prepared.assistantText}`, 'the prepared answer is what was said and kept');
     const after = (r: typeof prepared) => r.timings.firstAudioMs! - r.timings.endOfTurnMs;
     assert.ok(after(prepared) < after(plain), `first audio ${after(prepared)} ms after the end of turn prepared, ${after(plain)} ms not`);
   });
