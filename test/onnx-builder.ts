@@ -1,8 +1,9 @@
 /**
  * Writes small ONNX models for tests: a protobuf encoder for the few onnx.proto messages a graph
- * needs (ModelProto, GraphProto, NodeProto, ValueInfoProto, TensorProto, AttributeProto), so a test
- * can make a model with any interface (say, another exporter's input names) that onnxruntime really
- * loads and runs, without Python's onnx package. Field numbers are those of onnx/onnx.proto.
+ * needs (ModelProto, GraphProto, NodeProto, ValueInfoProto, TensorProto, AttributeProto, and
+ * StringStringEntryProto for the model's metadata), so a test can make a model with any interface
+ * (say, another exporter's input names and metadata) that onnxruntime really loads and runs, without
+ * Python's onnx package. Field numbers are those of onnx/onnx.proto.
  */
 
 type Field = Uint8Array;
@@ -19,12 +20,16 @@ function varint(n: number | bigint): number[] {
   return out;
 }
 
-const concat = (parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
+  return out;
+}
 const tag = (field: number, wire: number) => varint((field << 3) | wire);
 /** A varint field (int32, int64, enum). */
 const int = (field: number, n: number) => Uint8Array.from([...tag(field, 0), ...varint(n)]);
 /** A length-delimited field (string, bytes, sub-message). */
-const bytes = (field: number, b: Uint8Array) => Uint8Array.from([...tag(field, 2), ...varint(b.length), ...b]);
+const bytes = (field: number, b: Uint8Array) => concat([Uint8Array.from([...tag(field, 2), ...varint(b.length)]), b]);
 const str = (field: number, s: string) => bytes(field, new TextEncoder().encode(s));
 const message = (field: number, parts: Field[]) => bytes(field, concat(parts));
 /** A fixed32 float field. */
@@ -36,12 +41,13 @@ function float(field: number, f: number): Uint8Array {
 
 /** TensorProto.DataType values used here. */
 export const FLOAT = 1;
+export const INT32 = 6;
 export const INT64 = 7;
 
 /** A graph input or output: name, element type and shape (a string is a named dynamic dimension). */
 export interface ValueInfo {
   name: string;
-  /** TensorProto.DataType: FLOAT or INT64. */
+  /** TensorProto.DataType: FLOAT, INT32 or INT64. */
   type: number;
   shape: (number | string)[];
 }
@@ -69,16 +75,23 @@ export interface Node {
   attributes?: Record<string, Attribute>;
 }
 
-/** A float32 constant (graph initializer). */
+/** A constant (graph initializer): float32 unless `type` says INT64 or INT32. */
 export interface Constant {
   name: string;
   dims: number[];
   values: number[];
+  type?: number;
 }
 
 function initializer(c: Constant): Field {
-  const raw = new Uint8Array(new Float32Array(c.values).buffer);
-  return message(5, [...c.dims.map((d) => int(1, d)), int(2, FLOAT), str(8, c.name), bytes(9, raw)]);
+  const type = c.type ?? FLOAT;
+  const raw =
+    type === INT64
+      ? new Uint8Array(BigInt64Array.from(c.values, (v) => BigInt(v)).buffer)
+      : type === INT32
+        ? new Uint8Array(new Int32Array(c.values).buffer)
+        : new Uint8Array(new Float32Array(c.values).buffer);
+  return message(5, [...c.dims.map((d) => int(1, d)), int(2, type), str(8, c.name), bytes(9, raw)]);
 }
 
 export interface Graph {
@@ -88,6 +101,8 @@ export interface Graph {
   constants?: Constant[];
   /** Default opset 13 (ReduceMean still takes `axes` as an attribute there). */
   opset?: number;
+  /** The model's metadata_props (what sherpa-onnx reads with LookupCustomModelMetaData). */
+  metadata?: Record<string, string>;
 }
 
 /** The serialized ModelProto (IR version 8). */
@@ -108,5 +123,6 @@ export function buildOnnxModel(g: Graph): Uint8Array {
     ...g.inputs.map((v) => valueInfo(11, v)),
     ...g.outputs.map((v) => valueInfo(12, v)),
   ]);
-  return concat([int(1, 8), str(2, 'onnx-builder'), graph, message(8, [str(1, ''), int(2, g.opset ?? 13)])]);
+  const metadata = Object.entries(g.metadata ?? {}).map(([key, value]) => message(14, [str(1, key), str(2, value)]));
+  return concat([int(1, 8), str(2, 'onnx-builder'), graph, message(8, [str(1, ''), int(2, g.opset ?? 13)]), ...metadata]);
 }
