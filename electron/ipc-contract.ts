@@ -134,7 +134,13 @@ export interface AppStatus {
    * The desktop around the window: whether this is the app (dev:web has no global shortcut, tray or
    * login item), and the global shortcut in effect, or why the one in settings is not.
    */
-  desktop: { shell: boolean; shortcut: string; shortcutError: string | null };
+  desktop: {
+    shell: boolean;
+    shortcut: string;
+    shortcutError: string | null;
+    /** What to know about a shortcut in effect (on Wayland the desktop asks the user to confirm it); null: nothing. */
+    shortcutNote?: string | null;
+  };
   /**
    * The LLM server's API key: whether one is stored, how it is protected, and the server it is for
    * (it is sent nowhere else; null when none is stored). The key itself never reaches the window.
@@ -142,6 +148,8 @@ export interface AppStatus {
   apiKey: { stored: boolean; protection: string; for: string | null };
   /** What the browser applied to the microphone, as the window last reported it; null until a microphone opens. */
   microphone: MicrophoneSettings | null;
+  /** The app's microphone watchdog: why no sound has come from the microphone for seconds, or null. */
+  microphoneProblem: string | null;
   /** Why the assistant is not available, and what to do about it. */
   error: string | null;
 }
@@ -173,7 +181,9 @@ export type Request =
   | { type: 'history-session'; id: string }
   /** `since`: an ISO date or time; only turns that ended at or after it. */
   | { type: 'history-summary'; since?: string }
-  | { type: 'clear-history' };
+  | { type: 'clear-history' }
+  /** Whether the system lets the app use the microphone (asks once on macOS); the window asks before opening it. */
+  | { type: 'microphone-access' };
 
 /** `update-settings` answers with the new settings, or why the patch was refused (nothing saved). */
 export type SettingsUpdateResult = { ok: true; settings: Settings } | { ok: false; error: string };
@@ -189,6 +199,8 @@ export interface Responses {
   'history-session': HistoryResult<{ session: HistorySession }>;
   'history-summary': HistoryResult<{ summary: LogSummary }>;
   'clear-history': HistoryResult;
+  /** Not ok: the system denied it, and the message says where to allow it. */
+  'microphone-access': { ok: true } | { ok: false; message: string };
 }
 
 /** History requests answer with their data, or why they could not (a file error, an unknown session). */
@@ -204,7 +216,9 @@ export type AppEvent =
   /** First-run download progress, per file. */
   | { type: 'download'; progress: FileProgress }
   /** A turn was added to the conversation history: `turns` logged so far in session `session`. */
-  | { type: 'history'; session: string; turns: number };
+  | { type: 'history'; session: string; turns: number }
+  /** The microphone sent nothing for seconds, or the system resumed from sleep: the window reopens it. */
+  | { type: 'microphone-restart' };
 
 /** What the renderer talks to: `window.assistant` in the app, a WebSocket client in a browser. */
 export interface AssistantApi {
@@ -291,7 +305,8 @@ export function parseRequest(v: unknown): Parsed<Request> {
     case 'get-snapshot':
     case 'reset-settings':
     case 'history-sessions':
-    case 'clear-history': {
+    case 'clear-history':
+    case 'microphone-access': {
       const extra = onlyKeys(v, ['type'], v.type);
       return extra ? { ok: false, error: extra } : { ok: true, value: { type: v.type } };
     }

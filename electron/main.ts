@@ -4,15 +4,21 @@
  * voice logic in pipeline/; this file only wires them to Electron.
  *
  * Nothing here imports the native engines (node-llama-cpp, sherpa-onnx, onnxruntime): the controller
- * that uses them is imported once the app is ready (a separate chunk of the build), so a second
- * instance quits without loading them, and an engine that cannot load gets a dialog saying why.
+ * that uses them is imported once the window and the tray are up (a separate chunk of the build; a
+ * cold start can take seconds), so a second instance quits without loading them, a second launch
+ * meanwhile shows the window, and an engine that cannot load gets a dialog saying why.
  */
-import { app, BrowserWindow, dialog, ipcMain, net, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, net, powerMonitor, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultUserDataDir, defaultUserModelsDir, searchOrder } from '../native-models/resolver';
 import type { AssistantController } from './app/controller';
+import { syncAppImageEntry } from './desktop/appimage-entry';
 import { Desktop } from './desktop/desktop';
+import { APP_ID, APP_NAME, DESKTOP_NAME } from './desktop/identity';
+import { MICROPHONE_STOPPED, MicWatchdog, type WatchdogAction } from './desktop/mic-watchdog';
+import { afterRendererGone } from './desktop/renderer-crash';
 import { IPC, type AppEvent } from './ipc-contract';
 import { PageGate } from './page-gate';
 import type { AudioSink } from './renderer-output';
@@ -27,6 +33,13 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 let win: BrowserWindow | null = null;
 let controller: AssistantController | null = null;
+/** Requests from the window wait for the controller while the engines are imported. */
+let controllerLoaded: (c: AssistantController) => void = () => undefined;
+const controllerReady = new Promise<AssistantController>((resolve) => (controllerLoaded = resolve));
+/** Notices a microphone that stopped sending frames (see desktop/mic-watchdog.ts). */
+const watchdog = new MicWatchdog();
+/** When the window's page process died lately (see desktop/renderer-crash.ts). */
+let rendererDeaths: number[] = [];
 /** The global shortcut, tray, start at login and close-to-tray (electron/desktop/). */
 let desktop: Desktop | null = null;
 /** The page the window loads, once the app has started. */
@@ -89,10 +102,22 @@ function createWindow(appUrl: string): BrowserWindow {
   });
   desktop?.guardWindow(w);
   w.once('ready-to-show', () => w.show());
-  w.webContents.on('did-start-loading', () => appEvents.close());
+  w.webContents.on('did-start-loading', () => {
+    appEvents.close();
+    watchdog.pageLoading(performance.now());
+  });
+  w.webContents.on('render-process-gone', (_e, details) => {
+    watchdog.pageGone();
+    const next = afterRendererGone(rendererDeaths, performance.now(), details.reason);
+    rendererDeaths = next.recent;
+    console.error(`The window's page process ended (${details.reason}, exit code ${details.exitCode}).`);
+    if (next.reload) w.webContents.reload();
+    else if (details.reason !== 'clean-exit') dialog.showErrorBox(`${APP_NAME}: the window keeps failing`, `Its page process ended ${next.recent.length} times within a minute (${details.reason}). Quit the app and start it again.`);
+  });
   w.webContents.on('did-finish-load', () => appEvents.release());
   w.on('closed', () => {
     win = null;
+    watchdog.pageGone();
   });
   void w.loadURL(appUrl).catch((err: unknown) => console.error(`Could not load ${appUrl}:`, err));
   return w;
@@ -109,18 +134,47 @@ function showWindow(): void {
   win.focus();
 }
 
-function registerIpc(appUrl: string, c: AssistantController): void {
+/** Carries out what the microphone watchdog decided. */
+function onWatchdog(action: WatchdogAction): void {
+  switch (action) {
+    case 'restart-capture':
+      appEvents.send({ type: 'microphone-restart' });
+      return;
+    case 'reload-page':
+      if (win && !win.isDestroyed()) win.webContents.reload();
+      return;
+    case 'report':
+      console.error(MICROPHONE_STOPPED);
+      controller?.reportMicrophone(MICROPHONE_STOPPED);
+      return;
+    case 'recovered':
+      controller?.reportMicrophone(null);
+      return;
+    case 'none':
+      return;
+  }
+}
+
+/**
+ * From the window's page only. Registered before the engines are imported: requests wait for the
+ * controller; frames and commands sent meanwhile are dropped (the window says it is loading).
+ */
+function registerIpc(appUrl: string): void {
   ipcMain.on(IPC.micAudio, (e, frame: unknown) => {
-    if (fromApp(e, appUrl)) c.pushAudio(frame);
+    if (!fromApp(e, appUrl)) return;
+    onWatchdog(watchdog.frame(performance.now()));
+    controller?.pushAudio(frame);
   });
   ipcMain.on(IPC.command, (e, command: unknown) => {
-    if (fromApp(e, appUrl)) c.command(command);
+    if (fromApp(e, appUrl)) controller?.command(command);
   });
   ipcMain.handle(IPC.request, async (e, request: unknown) => {
     if (!fromApp(e, appUrl)) throw new Error('request refused: not the app page');
-    return c.request(request);
+    return (await controllerReady).request(request);
   });
-  c.on((event: AppEvent) => appEvents.send(event));
+  setInterval(() => onWatchdog(watchdog.tick(performance.now())), 500).unref();
+  // After sleep the capture may be dead without a word: it is reopened at once.
+  powerMonitor.on('resume', () => onWatchdog(watchdog.resumed(performance.now())));
 }
 
 /** Loads the controller, and with it the native engines; null (after telling the user) when they cannot load. */
@@ -136,16 +190,28 @@ async function loadController(): Promise<typeof import('./app/controller') | nul
 }
 
 async function start(): Promise<void> {
-  const loaded = await loadController();
-  if (!loaded) {
-    app.exit(1);
-    return;
-  }
+  // The window (it says "Loading models…") and the tray first: importing the engines can take seconds.
   const appUrl = rendererUrl();
   pageUrl = appUrl;
   serveRenderer();
   const d = new Desktop({ userDataDir: app.getPath('userData'), showWindow });
   desktop = d;
+  secureSession(session.defaultSession, appUrl, (contents) => win !== null && !win.isDestroyed() && contents === win.webContents);
+  registerIpc(appUrl);
+  d.showTray();
+  win = createWindow(appUrl);
+  if (process.platform === 'linux' && process.env.APPIMAGE) {
+    // The Wayland shortcut portal needs an installed desktop entry; an AppImage installs none.
+    syncAppImageEntry({ appImage: process.env.APPIMAGE, desktopName: DESKTOP_NAME, name: APP_NAME, env: process.env, home: os.homedir() }).catch((err: unknown) =>
+      console.error('Could not write the desktop entry for the AppImage:', err),
+    );
+  }
+
+  const loaded = await loadController();
+  if (!loaded) {
+    app.exit(1);
+    return;
+  }
   const c = new loaded.AssistantController({
     settingsFile: path.join(app.getPath('userData'), 'settings.json'),
     modelRoots: (s) => searchOrder({ explicit: s.models.dir ?? undefined, user: defaultUserModelsDir(), bundled: bundledModelsDir() }),
@@ -156,21 +222,22 @@ async function start(): Promise<void> {
     fetch: (url, init) => net.fetch(url, init),
     // The LLM server's API key, encrypted by the OS keychain / DPAPI / desktop keyring; never in settings.json.
     secrets: new EncryptedFile(path.join(app.getPath('userData'), 'llm-api-key.enc'), safeStorageCipher),
-    // The global shortcut and start at login, which the controller applies from the settings.
+    // The global shortcut, start at login and the microphone permission, which the controller applies and asks.
     shell: d.shell,
   });
   controller = c;
-  secureSession(session.defaultSession, appUrl, (contents) => win !== null && !win.isDestroyed() && contents === win.webContents);
-  registerIpc(appUrl, c);
+  c.on((event: AppEvent) => appEvents.send(event));
   // Before start(): the tray shows "starting" while the models load.
   d.attach(c);
-  win = createWindow(appUrl);
+  controllerLoaded(c);
   c.start().catch((err: unknown) => console.error('The assistant could not start:', err));
 }
 
 function main(): void {
   // One settings folder whatever the product name: the one `dev:web` uses too (see defaultUserDataDir).
   app.setPath('userData', defaultUserDataDir());
+  // Windows: the id the installer's shortcut carries, without which notifications do not show.
+  if (process.platform === 'win32') app.setAppUserModelId(APP_ID);
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return;

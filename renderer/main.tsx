@@ -9,7 +9,7 @@ import type { AssistantApi, Snapshot } from '../electron/ipc-contract';
 import { api, setApi } from './api/current';
 import { connectWebSocketApi } from './api/web-socket-api';
 import { App } from './App';
-import { startMicrophone, type Microphone } from './audio/microphone';
+import { MicrophoneKeeper } from './audio/microphone-keeper';
 import { startPlayer, type Player } from './audio/player';
 import type { VadPoint } from './model/endpoint-replay';
 import { isHidden, whileVisible } from './model/while-visible';
@@ -17,7 +17,7 @@ import { loadCurrentConversation, mergeRestored, wasReloaded } from './model/res
 import { useUi } from './store';
 import './styles.css';
 
-let mic: Microphone | null = null;
+let keeper: MicrophoneKeeper | null = null;
 let player: Player | null = null;
 /** About 64 s of VAD windows: what the trace keeps, so a hidden window holds no more than that. */
 const HELD_TRACE_POINTS = 2000;
@@ -27,11 +27,14 @@ const publishLevel = whileVisible<number>(document, (rms) => useUi.setState({ mi
 async function startAudio(a: AssistantApi): Promise<void> {
   try {
     player ??= await startPlayer(a);
-    mic ??= await startMicrophone(a, publishLevel);
   } catch (e) {
     useUi.setState({ audioError: (e as Error).message });
     return;
   }
+  keeper ??= new MicrophoneKeeper(a, publishLevel, (error) => useUi.setState({ audioError: error }));
+  await keeper.open();
+  const mic = keeper.current;
+  if (!mic) return;
   if (!mic.running || !player.running) {
     // A plain browser holds audio until the user interacts with the page.
     await Promise.all([mic.resume(), player.resume()]).catch(() => undefined);
@@ -61,7 +64,8 @@ async function boot(): Promise<void> {
     if (e.type === 'pipeline' && e.event.type === 'vad') {
       trace.push({ t: e.event.t, p: e.event.probability });
       gainDb = e.event.gainDb;
-    } else useUi.getState().apply(e);
+    } else if (e.type === 'microphone-restart') void keeper?.reopen();
+    else useUi.getState().apply(e);
   });
   setInterval(() => {
     // Hidden: the trace is held (the last minute of it) and drawn when the window is shown again.
@@ -96,7 +100,7 @@ root.render(
   <StrictMode>
     <App
       onStartAudio={() => {
-        void Promise.all([mic?.resume(), player?.resume()]).then(() => useUi.setState({ audioBlocked: false }));
+        void Promise.all([keeper?.current?.resume(), player?.resume()]).then(() => useUi.setState({ audioBlocked: false }));
       }}
     />
   </StrictMode>,

@@ -146,6 +146,9 @@ export const useUi = create<UiState>()((set, get) => ({
       case 'history':
         // The History tab asks for what it shows; the store keeps nothing of it.
         return;
+      case 'microphone-restart':
+        // The microphone's keeper (audio/microphone-keeper.ts) acts on it.
+        return;
       case 'pipeline':
         break;
     }

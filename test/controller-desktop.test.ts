@@ -26,6 +26,13 @@ class RecordingShell implements DesktopShell {
     this.logins.push(on);
     return null;
   }
+  shortcutNote(): string | null {
+    return null;
+  }
+  micDenied: string | null = null;
+  async microphoneAccess() {
+    return this.micDenied === null ? ({ ok: true } as const) : ({ ok: false, message: this.micDenied } as const);
+  }
 }
 
 function controllerWith(dir: string, shell?: DesktopShell): { controller: AssistantController; events: AppEvent[] } {
@@ -53,7 +60,7 @@ describe('the desktop shell, from the controller', () => {
       assert.deepEqual(shell.shortcuts, ['Control+Alt+K']);
       assert.deepEqual(shell.logins, [true]);
       const desktop = controller.snapshot().status.desktop;
-      assert.deepEqual(desktop, { shell: true, shortcut: '', shortcutError: 'Control+Alt+K is already used by another program. Choose another shortcut in Settings.' });
+      assert.deepEqual(desktop, { shell: true, shortcut: '', shortcutError: 'Control+Alt+K is already used by another program. Choose another shortcut in Settings.', shortcutNote: null });
       assert.ok(events.some((e) => e.type === 'notice' && e.level === 'error' && /already used by another program/.test(e.message)));
     } finally {
       await controller.dispose();
@@ -76,7 +83,7 @@ describe('the desktop shell, from the controller', () => {
       assert.deepEqual(shell.shortcuts, ['CommandOrControl+Alt+Space', 'CommandOrControl+Shift+Space', 'Alt+Shift+F9']);
       assert.deepEqual(shell.logins, [true], 'off is not re-applied at start; the change to on is');
       assert.equal(JSON.parse(await readFile(path.join(dir, 'settings.json'), 'utf8')).desktop.shortcut, 'Alt+Shift+F9');
-      assert.deepEqual(controller.snapshot().status.desktop, { shell: true, shortcut: 'Alt+Shift+F9', shortcutError: null });
+      assert.deepEqual(controller.snapshot().status.desktop, { shell: true, shortcut: 'Alt+Shift+F9', shortcutError: null, shortcutNote: null });
 
       // A patch that changes nothing on the desktop does not touch the shell.
       await controller.request({ type: 'update-settings', patch: { tts: { speed: 1.1 } } });
@@ -96,6 +103,25 @@ describe('the desktop shell, from the controller', () => {
       assert.equal(r.ok, true);
     } finally {
       await controller.dispose();
+    }
+  });
+});
+
+describe('microphone access, from the controller', () => {
+  it("answers with the shell's decision; without a shell the browser asks itself", async () => {
+    const shell = new RecordingShell();
+    const withShell = controllerWith(tempDir('lva-desk-'), shell).controller;
+    const without = controllerWith(tempDir('lva-desk-')).controller;
+    try {
+      assert.deepEqual(await withShell.request({ type: 'microphone-access' }), { ok: true });
+      shell.micDenied = 'macOS has denied this app the microphone.';
+      assert.deepEqual(await withShell.request({ type: 'microphone-access' }), { ok: false, message: shell.micDenied });
+      assert.deepEqual(await without.request({ type: 'microphone-access' }), { ok: true });
+      const bad = await without.request({ type: 'microphone-access', extra: 1 } as never);
+      assert.equal(bad.ok, false);
+    } finally {
+      await withShell.dispose();
+      await without.dispose();
     }
   });
 });

@@ -32,6 +32,7 @@ function status(patch: Partial<AppStatus>): AppEvent {
     desktop: { shell: true, shortcut: 'CommandOrControl+Alt+Space', shortcutError: null },
     apiKey: { stored: false, protection: '', for: null },
     microphone: null,
+    microphoneProblem: null,
     error: null,
   };
   return { type: 'status', status: { ...base, ...patch } };
@@ -61,6 +62,14 @@ describe('the tray state from the app events', () => {
     assert.equal(trayState(run([status({ listening: false }), state('speaking')])), 'speaking');
     assert.equal(trayState(run([status({ listening: false }), state('thinking')])), 'thinking');
     assert.equal(trayState(run([status({ listening: false }), state('speaking'), state('listening')])), 'muted');
+  });
+
+  it('a stopped microphone (the watchdog) is an error with its reason while listening, and clears when sound is back', () => {
+    const stopped = run([status({}), state('listening'), status({ microphoneProblem: 'The microphone stopped sending sound.' })]);
+    assert.equal(trayState(stopped), 'error');
+    assert.equal(trayView(stopped, '').detail, 'The microphone stopped sending sound.');
+    assert.equal(trayState(run([status({ microphoneProblem: null })], stopped)), 'listening');
+    assert.equal(trayState(run([status({ listening: false })], stopped)), 'muted', 'muted: the microphone is not expected to send');
   });
 
   it('a reload forgets the old pipelineʼs state', () => {

@@ -21,6 +21,7 @@ export function initialStatus(): AppStatus {
     apiKey: { stored: false, protection: '', for: null },
     desktop: { shell: false, shortcut: '', shortcutError: null },
     microphone: null,
+    microphoneProblem: null,
     error: null,
   };
 }

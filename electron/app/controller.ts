@@ -285,6 +285,11 @@ export class AssistantController {
     }
   }
 
+  /** From the app's microphone watchdog (main.ts): why the microphone sends nothing, or null when it does again. */
+  reportMicrophone(problem: string | null): void {
+    if (problem !== this.status.microphoneProblem) this.setStatus({ microphoneProblem: problem });
+  }
+
   /** A request from the renderer; the answer is always a value (errors are in it), never a throw. */
   async request<R extends Request>(raw: R): Promise<ResponseOf<R> | { ok: false; error: string }>;
   async request(raw: unknown): Promise<Responses[Request['type']] | { ok: false; error: string }>;
@@ -313,6 +318,9 @@ export class AssistantController {
         return this.server.test(r.baseUrl, r.model);
       case 'set-api-key':
         return this.setKey(r.key, true, r.baseUrl);
+      case 'microphone-access':
+        // dev:web and talk have no desktop: the browser asks itself.
+        return this.options.shell ? this.options.shell.microphoneAccess() : { ok: true };
     }
   }
 

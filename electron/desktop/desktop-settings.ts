@@ -22,7 +22,8 @@ export async function applyDesktop(shell: DesktopShell | undefined, desktop: Des
   // changed, so a login item the user added in the system's own settings is left alone.
   const loginError = desktop.startAtLogin ? await shell.setStartAtLogin(true) : null;
   if (loginError) notice(loginError);
-  return { shell: true, shortcut: shortcutError ? '' : desktop.shortcut, shortcutError };
+  const shortcut = shortcutError ? '' : desktop.shortcut;
+  return { shell: true, shortcut, shortcutError, shortcutNote: shortcut ? shell.shortcutNote(shortcut) : null };
 }
 
 /**
@@ -40,7 +41,7 @@ export async function applyDesktopChange(
   if (next.shortcut !== before.shortcut) {
     const error = shell.setShortcut(next.shortcut);
     if (error) return error;
-    registered({ shell: true, shortcut: next.shortcut, shortcutError: null });
+    registered({ shell: true, shortcut: next.shortcut, shortcutError: null, shortcutNote: next.shortcut ? shell.shortcutNote(next.shortcut) : null });
   }
   if (next.startAtLogin !== before.startAtLogin) {
     const error = await shell.setStartAtLogin(next.startAtLogin);

@@ -5,7 +5,7 @@
  * Electron's objects and to the controller. Electron is not launched in this repository's tests:
  * this file is typechecked against Electron's typings, and what it calls is unit-tested.
  */
-import { app, dialog, globalShortcut, Notification, powerMonitor, type BrowserWindow } from 'electron';
+import { app, dialog, globalShortcut, Notification, powerMonitor, systemPreferences, type BrowserWindow } from 'electron';
 import os from 'node:os';
 import path from 'node:path';
 import type { AppEvent } from '../ipc-contract';
@@ -13,13 +13,16 @@ import { DEFAULT_SETTINGS, type Settings } from '../settings/schema';
 import { acceleratorLabel, shellPlatform, type ShellPlatform } from '../settings/accelerator';
 import { backgroundNotice, decideClose, quitWhenAllWindowsClosed } from './close-policy';
 import { applyStartAtLogin, autostartDir, launchCommand } from './login-item';
+import { microphoneAccess } from './microphone-access';
+import { isWaylandSession, waylandShortcutNote } from './wayland';
 import { NOTICE_MARKER, noticeWasShown, rememberNoticeShown } from './notice-marker';
 import type { DesktopShell } from './shell';
 import { GlobalShortcutBinding } from './shortcut';
 import { AssistantTray } from './tray';
+import { showTrayNotice, type NoticeNotification } from './tray-notice';
 import { INITIAL_TRAY_INPUT, nextTrayInput, trayView, type TrayInput } from './tray-model';
 
-const APP_NAME = 'Local Voice Assistant';
+import { APP_NAME } from './identity';
 /** The autostart entry's file name on Linux (the same id as the settings folder). */
 const AUTOSTART_ID = 'local-voice-assistant';
 
@@ -28,7 +31,7 @@ export interface DesktopController {
   on(fn: (e: AppEvent) => void): () => void;
   command(raw: unknown): void;
   readonly settings: Settings;
-  snapshot(): { status: { phase: TrayInput['phase']; listening: boolean; error: string | null } };
+  snapshot(): { status: { phase: TrayInput['phase']; listening: boolean; error: string | null; microphoneProblem: string | null } };
 }
 
 export interface DesktopOptions {
@@ -48,7 +51,7 @@ export class Desktop {
   private quitting = false;
   private noticeShown = false;
   /** Held so the notification is not collected before it shows. */
-  private notification: Notification | null = null;
+  notification: NoticeNotification | null = null;
 
   constructor(private readonly options: DesktopOptions) {
     // globalShortcut reports presses only: a press asks for one turn of listening.
@@ -72,20 +75,24 @@ export class Desktop {
           loginItems: app,
           autostartDir: autostartDir(process.env, os.homedir()),
         }),
+      shortcutNote: (accelerator) =>
+        isWaylandSession(process.platform, process.env, process.argv) ? waylandShortcutNote(acceleratorLabel(accelerator, this.platform)) : null,
+      microphoneAccess: () => microphoneAccess(process.platform, systemPreferences),
     };
   }
 
-  /** After the app is ready: follows the controller's events and puts up the tray icon. */
-  attach(c: DesktopController): void {
-    this.controller = c;
-    const { phase, listening, error } = c.snapshot().status;
-    this.input = { phase, listening, error, pipeline: null };
+  /**
+   * Puts up the tray icon at once, before the engines load (it says "starting"): its menu reaches the
+   * controller once there is one.
+   */
+  showTray(): void {
+    if (this.tray) return;
     this.tray = AssistantTray.create(
       this.platform,
       APP_NAME,
       {
-        talk: () => c.command({ type: 'activate' }),
-        mute: () => c.command({ type: 'set-listening', listening: !this.input.listening }),
+        talk: () => this.controller?.command({ type: 'activate' }),
+        mute: () => this.controller?.command({ type: 'set-listening', listening: !this.input.listening }),
         show: () => this.options.showWindow(),
         quit: () => {
           this.quitting = true;
@@ -94,14 +101,22 @@ export class Desktop {
       },
       this.view(),
     );
+    // Linux and macOS: the system is shutting down; a window hidden instead of closed would hold it up.
+    powerMonitor.on('shutdown', () => this.beginQuit());
+  }
+
+  /** Once the engines are imported: the tray follows the controller's events. */
+  attach(c: DesktopController): void {
+    this.controller = c;
+    const { phase, listening, error, microphoneProblem } = c.snapshot().status;
+    this.input = { phase, listening, error, microphoneProblem, pipeline: null };
+    this.refreshTray();
     c.on((event) => {
       const next = nextTrayInput(this.input, event);
       if (next === this.input) return;
       this.input = next;
       this.refreshTray();
     });
-    // Linux and macOS: the system is shutting down; a window hidden instead of closed would hold it up.
-    powerMonitor.on('shutdown', () => this.beginQuit());
   }
 
   /** Applies the close policy to the window's close button. */
@@ -157,14 +172,15 @@ export class Desktop {
   }
 
   private showNotice(): void {
-    this.noticeShown = true;
-    rememberNoticeShown(this.noticeFile).catch((err: unknown) => console.error('Could not remember that the tray notice was shown:', err));
     const { title, body } = backgroundNotice(this.platform, acceleratorLabel(this.shortcut.accelerator, this.platform), this.tray !== null, APP_NAME);
-    if (Notification.isSupported()) {
-      this.notification = new Notification({ title, body, silent: true });
-      this.notification.show();
-    } else {
-      void dialog.showMessageBox({ type: 'info', title, message: title, detail: body, buttons: ['OK'] });
-    }
+    this.notification = showTrayNotice(title, body, {
+      supported: () => Notification.isSupported(),
+      notification: (t, b) => new Notification({ title: t, body: b, silent: true }),
+      dialog: (t, b) => dialog.showMessageBox({ type: 'info', title: t, message: t, detail: b, buttons: ['OK'] }),
+      shown: () => {
+        this.noticeShown = true;
+        rememberNoticeShown(this.noticeFile).catch((err: unknown) => console.error('Could not remember that the tray notice was shown:', err));
+      },
+    });
   }
 }

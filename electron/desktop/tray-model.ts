@@ -18,6 +18,8 @@ export interface TrayInput {
   /** The pipeline's last state, while the assistant is ready (null: none reported yet). */
   pipeline: AssistantState | null;
   error: string | null;
+  /** The microphone watchdog's report: no sound from the microphone (null: none). */
+  microphoneProblem?: string | null;
 }
 
 export const INITIAL_TRAY_INPUT: TrayInput = { phase: 'starting', listening: true, pipeline: null, error: null };
@@ -25,10 +27,10 @@ export const INITIAL_TRAY_INPUT: TrayInput = { phase: 'starting', listening: tru
 /** The input after one app event (the same object when the event changes nothing the tray shows). */
 export function nextTrayInput(input: TrayInput, event: AppEvent): TrayInput {
   if (event.type === 'status') {
-    const { phase, listening, error } = event.status;
-    if (phase === input.phase && listening === input.listening && error === input.error) return input;
+    const { phase, listening, error, microphoneProblem } = event.status;
+    if (phase === input.phase && listening === input.listening && error === input.error && microphoneProblem === (input.microphoneProblem ?? null)) return input;
     // A pipeline state from before a reload says nothing about the next pipeline.
-    return { phase, listening, error, pipeline: phase === 'ready' ? input.pipeline : null };
+    return { phase, listening, error, microphoneProblem, pipeline: phase === 'ready' ? input.pipeline : null };
   }
   if (event.type === 'pipeline' && event.event.type === 'state' && event.event.state !== input.pipeline) {
     return { ...input, pipeline: event.event.state };
@@ -43,6 +45,8 @@ export function nextTrayInput(input: TrayInput, event: AppEvent): TrayInput {
 export function trayState(input: TrayInput): TrayState {
   if (input.phase === 'error') return 'error';
   if (input.phase !== 'ready') return 'starting';
+  // A stopped microphone while listening: "ready" would be a lie.
+  if (input.microphoneProblem && input.listening) return 'error';
   const busy = input.pipeline === 'thinking' || input.pipeline === 'speaking';
   if (!input.listening && !busy) return 'muted';
   return input.pipeline ?? 'idle';
@@ -72,8 +76,10 @@ export interface TrayView {
 }
 
 export function trayView(input: TrayInput, shortcutLabel: string): TrayView {
-  const detail = input.phase === 'error' ? input.error : input.phase === 'setup' ? 'open the window to download the models' : null;
-  return { state: trayState(input), muted: !input.listening, shortcutLabel, detail };
+  const state = trayState(input);
+  const detail =
+    input.phase === 'error' ? input.error : input.phase === 'setup' ? 'open the window to download the models' : state === 'error' ? (input.microphoneProblem ?? null) : null;
+  return { state, muted: !input.listening, shortcutLabel, detail };
 }
 
 export function trayTooltip(view: TrayView, appName: string): string {

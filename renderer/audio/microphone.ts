@@ -13,10 +13,16 @@ export interface Microphone {
   /** Resumes a context the autoplay policy held (needs a user gesture in a plain browser). */
   resume(): Promise<void>;
   readonly running: boolean;
+  /** The device is gone (unplugged, taken by the system): only a new capture can help. */
+  readonly ended: boolean;
   stop(): Promise<void>;
 }
 
-export async function startMicrophone(api: AssistantApi, onLevel: (rms: number) => void): Promise<Microphone> {
+/**
+ * Opens the microphone. `onLost` is called when it stops by itself: the track ended (device
+ * unplugged), or a running audio context was suspended or interrupted by the system.
+ */
+export async function startMicrophone(api: AssistantApi, onLevel: (rms: number) => void, onLost: (why: string) => void = () => undefined): Promise<Microphone> {
   if (!navigator.mediaDevices?.getUserMedia) throw new Error('This browser gives no microphone access here (it needs http://127.0.0.1 or https).');
   let stream: MediaStream;
   try {
@@ -43,12 +49,27 @@ export async function startMicrophone(api: AssistantApi, onLevel: (rms: number) 
   source.connect(node);
   const applied = appliedSettings(stream);
   if (applied) api.send({ type: 'microphone-settings', settings: applied });
+  let stopping = false;
+  let wasRunning = ctx.state === 'running';
+  const track = stream.getAudioTracks()[0];
+  track?.addEventListener('ended', () => {
+    if (!stopping) onLost('the microphone was disconnected');
+  });
+  // A context that never ran is the autoplay policy's (the "Start talking" gate), not a lost microphone.
+  ctx.addEventListener('statechange', () => {
+    if (ctx.state === 'running') wasRunning = true;
+    else if (wasRunning && !stopping && ctx.state !== 'closed') onLost(`the system ${ctx.state === 'suspended' ? 'suspended' : 'interrupted'} the audio`);
+  });
   return {
     resume: () => ctx.resume(),
     get running() {
       return ctx.state === 'running';
     },
+    get ended() {
+      return track?.readyState === 'ended';
+    },
     async stop() {
+      stopping = true;
       source.disconnect();
       node.port.onmessage = null;
       for (const t of stream.getTracks()) t.stop();

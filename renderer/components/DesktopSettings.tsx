@@ -59,6 +59,11 @@ function Shortcut() {
               ? `${acceleratorLabel(desktop.shortcut, platform)} starts one-shot listening from any program.`
               : 'No global shortcut.'}
       </p>
+      {inUse && desktop.shortcutNote && (
+        <p className="hint" data-testid="shortcut-note">
+          {desktop.shortcutNote}
+        </p>
+      )}
       {typed && !typed.ok && toSave !== saved && (
         <p className="hint hint-error" data-testid="shortcut-invalid">
           {typed.error}
