@@ -59,10 +59,15 @@ export class ServerAccess {
     return b && sameServer(this.ownerOf(b), baseUrl) ? b.key : null;
   }
 
-  /** Whether a key is stored, and for which server (an unreadable store counts as none; `key()` reports it when it is needed). */
+  /**
+   * Whether a key is stored, and for which server, without decrypting it (the keychain is asked only
+   * when the key is used). An unreadable store counts as none; `key()` reports it when it is needed.
+   */
   async status(): Promise<KeyStatus> {
-    const b = await this.bound(false);
-    return { stored: b !== null, protection: this.secrets.protection, for: b ? serverIdentity(this.ownerOf(b)) : null };
+    const peeked = await this.secrets.peek().catch(() => ({ stored: false, for: null }));
+    if (!peeked.stored) return { stored: false, protection: this.secrets.protection, for: null };
+    // A key stored before keys had an address is for the server in settings (see ownerOf).
+    return { stored: true, protection: this.secrets.protection, for: serverIdentity(peeked.for ?? this.settings.current.llm.server.baseUrl) };
   }
 
   /**

@@ -4,25 +4,32 @@
  * (electron/secrets/safe-storage.ts); `dev:web` and the tests, which have no Electron, keep it in a
  * file only its owner can read (OwnerOnlyFile). Both store one value: the key, or nothing.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { UserError } from '../errors';
 import { writeFileAtomic } from '../settings/file';
+import { decodeBoundKey } from './bound-key';
 
 export interface SecretStore {
   /** How the key is protected, in words for the window ("encrypted with the system keychain"). */
   readonly protection: string;
-  /** The key, or null when none is stored. An unreadable store is an error that says what to do. */
+  /**
+   * Whether a key is stored and the server it is for, without decrypting it: the app's start never
+   * waits on the keychain (a locked keyring or an unsigned build's Keychain prompt would block it).
+   */
+  peek(): Promise<{ stored: boolean; for: string | null }>;
+  /** The key as stored (see bound-key.ts), or null when none is. An unreadable store is an error that says what to do. */
   get(): Promise<string | null>;
-  /** Stores the key, or removes it (null or ''). */
+  /** Stores the key (bound-key.ts's text), or removes it (null or ''). */
   set(key: string | null): Promise<void>;
 }
 
-/** Encrypts and decrypts bytes; Electron's safeStorage in the app. */
+/** Encrypts and decrypts text: Electron's safeStorage (its asynchronous API) in the app. */
 export interface Cipher {
   /** Why encryption cannot be used here (no keyring), or null when it can. */
-  unavailable(): string | null;
-  encrypt(text: string): Uint8Array;
-  decrypt(data: Uint8Array): string;
+  unavailable(): Promise<string | null>;
+  encrypt(text: string): Promise<Uint8Array>;
+  /** `reEncrypt`: the system rotated its key; the text should be encrypted again. */
+  decrypt(data: Uint8Array): Promise<{ text: string; reEncrypt: boolean }>;
   readonly protection: string;
 }
 
@@ -30,8 +37,13 @@ function errnoCode(e: unknown): string | undefined {
   return (e as { code?: string })?.code;
 }
 
+/** No key store is anywhere near this: a bigger file is not one (and is not read whole). */
+const MAX_SECRET_FILE_BYTES = 64 * 1024;
+
 async function readOrNull(file: string): Promise<Buffer | null> {
   try {
+    const s = await stat(file);
+    if (s.size > MAX_SECRET_FILE_BYTES) throw new Error(`it is ${s.size} bytes, not a stored key`);
     return await readFile(file);
   } catch (e) {
     if (errnoCode(e) === 'ENOENT') return null;
@@ -45,6 +57,11 @@ export class OwnerOnlyFile implements SecretStore {
 
   constructor(private readonly file: string) {}
 
+  async peek(): Promise<{ stored: boolean; for: string | null }> {
+    const stored = await this.get();
+    return { stored: stored !== null, for: stored === null ? null : decodeBoundKey(stored).baseUrl };
+  }
+
   async get(): Promise<string | null> {
     const data = await readOrNull(this.file);
     const key = data?.toString('utf8').trim() ?? '';
@@ -57,7 +74,12 @@ export class OwnerOnlyFile implements SecretStore {
   }
 }
 
-/** The key encrypted by a cipher (Electron's safeStorage: the OS keychain, DPAPI, or the desktop keyring). */
+/**
+ * The key encrypted by a cipher (Electron's safeStorage: the OS keychain, DPAPI, or the desktop
+ * keyring). The file starts with a line naming the server the key is for, in the clear (an address
+ * is no secret), so the window can say so without a decryption; the rest is the cipher's output.
+ * A file from before that line is still read, and rewritten with it once decrypted.
+ */
 export class EncryptedFile implements SecretStore {
   constructor(
     private readonly file: string,
@@ -68,24 +90,55 @@ export class EncryptedFile implements SecretStore {
     return this.cipher.protection;
   }
 
+  async peek(): Promise<{ stored: boolean; for: string | null }> {
+    const data = await readOrNull(this.file);
+    return data ? { stored: true, for: splitHeader(data).for } : { stored: false, for: null };
+  }
+
   async get(): Promise<string | null> {
     const data = await readOrNull(this.file);
     if (!data) return null;
+    const { for: labelled, body } = splitHeader(data);
+    let text: string;
+    let reEncrypt: boolean;
     try {
-      return this.cipher.decrypt(data).trim() || null;
+      ({ text, reEncrypt } = await this.cipher.decrypt(body));
     } catch (e) {
       throw new UserError(
         `The stored API key cannot be decrypted (${(e as Error).message}); the system keyring may have changed. Enter the key again in Settings.`,
         'secret-unreadable',
       );
     }
+    const key = text.trim() || null;
+    // A rotated system key, or a file from before the header: written again, best effort.
+    if (key && (reEncrypt || labelled === null)) await this.set(key).catch(() => undefined);
+    return key;
   }
 
   async set(key: string | null): Promise<void> {
     if (!key?.trim()) return rm(this.file, { force: true });
-    const why = this.cipher.unavailable();
+    const why = await this.cipher.unavailable();
     // Never fall back to plain text silently: the user decides, by knowing why.
     if (why) throw new UserError(`The API key cannot be stored encrypted here: ${why}. The key was not saved.`, 'secret-unavailable');
-    await writeFileAtomic(this.file, this.cipher.encrypt(key.trim()), 0o600);
+    const bound = decodeBoundKey(key.trim());
+    const header = Buffer.from(`${HEADER}${bound.baseUrl === null ? '' : encodeURIComponent(bound.baseUrl)}\n`, 'utf8');
+    await writeFileAtomic(this.file, Buffer.concat([header, await this.cipher.encrypt(key.trim())]), 0o600);
   }
+}
+
+/** The clear first line of an encrypted key file; old files have none (their first bytes are the cipher's). */
+const HEADER = 'local-voice-assistant api-key for=';
+
+function splitHeader(data: Buffer): { for: string | null; body: Buffer } {
+  const head = Buffer.from(HEADER, 'utf8');
+  if (data.length < head.length || !data.subarray(0, head.length).equals(head)) return { for: null, body: data };
+  const end = data.indexOf(0x0a, head.length);
+  if (end < 0) return { for: null, body: data };
+  let label: string | null;
+  try {
+    label = decodeURIComponent(data.subarray(head.length, end).toString('utf8')) || null;
+  } catch {
+    label = null;
+  }
+  return { for: label, body: data.subarray(end + 1) };
 }
