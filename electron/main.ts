@@ -183,7 +183,7 @@ async function loadController(): Promise<typeof import('./app/controller') | nul
     return await import('./app/controller');
   } catch (err) {
     console.error('The engines could not be loaded:', err);
-    const { title, message } = startupFailure(err, process.platform);
+    const { title, message } = startupFailure(err, process.platform, process.arch);
     dialog.showErrorBox(title, message);
     return null;
   }

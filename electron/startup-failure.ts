@@ -11,13 +11,16 @@ const ENGINES = [
   { pattern: /node-llama-cpp|lifecycle-utils/, module: 'node-llama-cpp', role: 'language model' },
 ] as const;
 
-/** Microsoft's permalink to the latest supported x64 Visual C++ Redistributable. */
-export const VC_REDIST_URL = 'https://aka.ms/vs/17/release/vc_redist.x64.exe';
+/** Microsoft's permalink to the latest supported Visual C++ Redistributable for this architecture (the installer runs it; see build/installer.nsh). */
+export function vcRedistUrl(arch: string): string {
+  return `https://aka.ms/vs/17/release/vc_redist.${arch === 'arm64' ? 'arm64' : 'x64'}.exe`;
+}
+export const VC_REDIST_URL = vcRedistUrl('x64');
 
 /** Libraries that ship inside the app: one of these missing means a damaged install, not the system's. */
 const OWN_LIBRARY = /onnxruntime|sherpa|llama|ggml/i;
 
-export function startupFailure(err: unknown, platform: NodeJS.Platform): { title: string; message: string } {
+export function startupFailure(err: unknown, platform: NodeJS.Platform, arch: string = 'x64'): { title: string; message: string } {
   const text = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
   const firstLine = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim().slice(0, 300);
   const engine = ENGINES.find((e) => e.pattern.test(text));
@@ -27,7 +30,8 @@ export function startupFailure(err: unknown, platform: NodeJS.Platform): { title
   if (platform === 'linux' && library && !OWN_LIBRARY.test(library)) {
     fix = `This computer lacks the system library ${library}. Install the package that provides it with your distribution’s package manager, then start the app again.`;
   } else if (platform === 'win32') {
-    fix = `Install the Microsoft Visual C++ Redistributable (x64) from ${VC_REDIST_URL}, then start the app again. If it still fails, reinstall Local Voice Assistant.`;
+    const which = arch === 'arm64' ? 'arm64' : 'x64';
+    fix = `Install the Microsoft Visual C++ Redistributable (${which}) from ${vcRedistUrl(which)}, then start the app again. If it still fails, reinstall Local Voice Assistant.`;
   } else {
     fix = 'Part of the installation is missing or damaged: reinstall Local Voice Assistant.';
   }

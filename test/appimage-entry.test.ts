@@ -4,7 +4,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { appImageEntryText, decideAppImageEntry, syncAppImageEntry } from '../electron/desktop/appimage-entry';
-import { tempDir } from './helpers';
+import { APP_ID, DESKTOP_NAME } from '../electron/desktop/identity';
+import { ROOT, tempDir } from './helpers';
 
 const NAME = 'dev.localvoice.assistant.desktop';
 
@@ -51,5 +52,13 @@ describe('the AppImage desktop entry', () => {
     assert.equal(decideAppImageEntry(null, true, wanted), 'leave');
     assert.equal(decideAppImageEntry(wanted, true, wanted), 'keep');
     assert.equal(decideAppImageEntry(appImageEntryText('/old.AppImage', 'X', 'x'), false, wanted), 'write');
+  });
+});
+
+describe('the app identity', () => {
+  it('is the same in the code, electron-builder.yml (appId) and package.json (desktopName)', () => {
+    const yml = readFileSync(path.join(ROOT, 'electron-builder.yml'), 'utf8');
+    assert.equal(/^appId:\s*(\S+)$/m.exec(yml)?.[1], APP_ID);
+    assert.equal(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).desktopName, DESKTOP_NAME);
   });
 });

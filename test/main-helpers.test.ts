@@ -31,6 +31,8 @@ describe('startupFailure: the dialog when an engine cannot load', () => {
   it('on Windows, points to the Visual C++ runtime, then to a reinstall', () => {
     const { message } = startupFailure(dlopenError('The specified module could not be found.', 'C:\\app\\node_modules\\onnxruntime-node\\dist\\binding.js'), 'win32');
     assert.ok(message.includes(`Install the Microsoft Visual C++ Redistributable (x64) from ${VC_REDIST_URL}`), message);
+    const arm = startupFailure(dlopenError('The specified module could not be found.', 'C:\\app\\node_modules\\onnxruntime-node\\dist\\binding.js'), 'win32', 'arm64');
+    assert.ok(arm.message.includes('Redistributable (arm64) from https://aka.ms/vs/17/release/vc_redist.arm64.exe'), arm.message);
     assert.match(message, /reinstall Local Voice Assistant\.$/);
   });
 
