@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { cliFailure } from '../electron/cli/args';
+import { talkMain } from '../electron/cli/talk';
 import { encodeWav, readWavFile } from '../electron/audio/wav';
 import type { TurnReport } from '../electron/pipeline/report';
 import { MANIFEST, MODELS, SPEECH, runCli, tempDir, words } from './helpers';
@@ -165,15 +167,26 @@ describe('talk: user errors give one clear line and a non-zero exit', () => {
     ['--cleaned over the input', ['--input', weatherPath, '--models', MODELS, '--cleaned', weatherPath], /^error: --cleaned: .* is also the input; give it a name of its own$/],
     ['--activate past the input', ['--input', weatherPath, '--models', MODELS, '--activate', '12'], /--activate: 12 s is not within the input/],
   ];
-  for (const [name, args, message] of cases) {
-    it(name, async () => {
-      const res = await runCli('electron/cli/talk.ts', args);
-      assert.notEqual(res.code, 0);
-      const lines = res.stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l));
-      assert.equal(lines.length, 1, `one line, got:\n${res.stderr}`);
-      assert.match(lines[0]!, /^error: /);
-      assert.match(lines[0]!, message);
-      assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
-    });
+  /** What the command prints for its failure, run in this process (talkMain and cliFailure are what `talk` itself runs). */
+  async function inProcess(args: string[]): Promise<{ code: number; stderr: string }> {
+    try {
+      return { code: await talkMain(args), stderr: '' };
+    } catch (e) {
+      const f = cliFailure(e);
+      return { code: f.code, stderr: f.stderr instanceof Error ? `${f.stderr.stack}` : String(f.stderr ?? '') };
+    }
+  }
+  const check = (res: { code: number; stderr: string }, message: RegExp) => {
+    assert.notEqual(res.code, 0);
+    const lines = res.stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l));
+    assert.equal(lines.length, 1, `one line, got:\n${res.stderr}`);
+    assert.match(lines[0]!, /^error: /);
+    assert.match(lines[0]!, message);
+    assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
+  };
+  for (const [name, args, message] of cases) it(name, async () => check(await inProcess(args), message));
+  // Two as the command itself, so the printing and the exit status are the real ones too.
+  for (const [name, args, message] of cases.filter(([n]) => n === 'missing input file' || n === 'settings file with a JSON error')) {
+    it(`${name} (the command in its own process)`, async () => check(await runCli('electron/cli/talk.ts', args), message));
   }
 });

@@ -1,3 +1,6 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UserError } from '../errors';
 
@@ -58,6 +61,13 @@ function parseError(e: Error & { code?: string }, args: string[], usage: string)
   return `${first.replace(/\. To specify a positional.*$/, '')}. Usage: ${usage}`;
 }
 
+/** What a CLI prints for a main's failure, and its exit status: a user error is one line; anything else is a bug and shows its stack. */
+export function cliFailure(e: unknown): { code: number; stdout?: string; stderr?: unknown } {
+  if (e instanceof HelpRequested) return { code: 0, stdout: e.text };
+  if (e instanceof UserError) return { code: 1, stderr: `error: ${e.message}` };
+  return { code: 1, stderr: e };
+}
+
 /**
  * Runs a CLI main: user errors print one line and exit 1; anything else is a bug and shows its
  * stack. A main may return its exit status (a run stopped by a signal says so).
@@ -66,15 +76,23 @@ export function runCli(main: () => Promise<void | number>): void {
   main().then(
     (code) => process.exit(code ?? 0),
     (e: unknown) => {
-      if (e instanceof HelpRequested) {
-        console.log(e.text);
-        process.exit(0);
-      }
-      if (e instanceof UserError) console.error(`error: ${e.message}`);
-      else console.error(e);
-      process.exit(1);
+      const failure = cliFailure(e);
+      if (failure.stdout !== undefined) console.log(failure.stdout);
+      if (failure.stderr !== undefined) console.error(failure.stderr);
+      process.exit(failure.code);
     },
   );
+}
+
+/** Whether the module at `moduleUrl` is the script node was started with (not imported by a test). */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(path.resolve(script)) === realpathSync(fileURLToPath(moduleUrl));
+  } catch {
+    return false;
+  }
 }
 
 /** `--ptt 0.4-2.3,5-6.5`: key-held intervals in seconds, returned in ms, sorted and disjoint. */

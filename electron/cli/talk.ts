@@ -15,7 +15,7 @@ import type { ModelReport } from '../pipeline/load-engines';
 import { TimerBook } from '../timers/timer-book';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { UserError } from '../errors';
-import { parseCli, parsePttSchedule, runCli } from './args';
+import { isEntryPoint, parseCli, parsePttSchedule, runCli } from './args';
 import { packageVersion } from './app-version';
 import { ALL_MODELS } from '../../native-models/catalog';
 import { HistoryRecorder } from '../history/recorder';
@@ -120,9 +120,10 @@ function withoutUserInfo(address: string): string {
 /** Samples of OUT.wav rendered at a time: 4 MB, whatever the length of the run. */
 const RENDER_PIECE = 1 << 20;
 
-async function main(): Promise<number> {
+/** The `talk` command on `argv` (without node and the script); its exit status. Exported so the tests run its error cases in one process. */
+export async function talkMain(argv: string[]): Promise<number> {
   const { values } = parseCli(
-    process.argv.slice(2),
+    argv,
     {
       input: { type: 'string' },
       output: { type: 'string' },
@@ -145,10 +146,6 @@ async function main(): Promise<number> {
   );
   if (!values.input) throw new UserError(`--input is required. Usage: ${USAGE}`, 'usage');
   const say = new TalkConsole(process.stdout, values.quiet);
-  const stop = new RunStop((signal) => {
-    say.stoppedBy = signal;
-    say.line(`■ ${signal}: stopping; what was heard and said until now is kept`);
-  });
 
   // Bad input is reported before any model loads.
   const ptt = values.ptt === undefined ? null : parsePttSchedule(values.ptt);
@@ -183,6 +180,12 @@ async function main(): Promise<number> {
   if (values.cleaned !== undefined) WavWriter.check(values.cleaned, audio.durationSec * VAD_SAMPLE_RATE);
 
   const engines = await loadEnginesFor(settings, values.models);
+  // Only now: before the input plays a signal ends the process anyway (see RunStop), and a run that
+  // failed its checks leaves no handler behind.
+  const stop = new RunStop((signal) => {
+    say.stoppedBy = signal;
+    say.line(`■ ${signal}: stopping; what was heard and said until now is kept`);
+  });
   const log = (line: string) => say.line(line);
   log(
     `models: vad ${engines.models.vad.id}, stt ${engines.models.stt.id}, llm ${engines.models.llm.id} (${llmWhere(engines.models.llm)}), tts ${engines.models.tts.id}` +
@@ -290,4 +293,4 @@ async function main(): Promise<number> {
   return stop.exitCode;
 }
 
-runCli(main);
+if (isEntryPoint(import.meta.url)) runCli(() => talkMain(process.argv.slice(2)));
