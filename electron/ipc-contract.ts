@@ -93,6 +93,8 @@ export interface ModelStatus {
   loadMs?: number;
   /** Which file layout the engine found (the VAD's: silero-v5, silero-v4 or k2-fsa). */
   layout?: string;
+  /** The voice model's number of voices (speakers), once loaded. */
+  voices?: number;
   /** For an optional model that is missing or could not be used: what that means and how to get it. */
   detail?: string;
 }

@@ -86,6 +86,8 @@ describe('the app controller on the real engines', () => {
     assert.equal(s.models.find((m) => m.kind === 'turn')?.id, 'test-turn-eot-espeak', 'the optional end-of-turn model, when installed');
     assert.ok(s.models.every((m) => m.id && m.name && typeof m.loadMs === 'number'));
     assert.equal(s.models.find((m) => m.kind === 'vad')?.layout, 'silero-v5', 'the VAD says which Silero export it loaded');
+    const voices = s.models.find((m) => m.kind === 'tts')?.voices;
+    assert.ok(Number.isInteger(voices) && voices! >= 1, `the voice model says how many voices it has (Settings: "Voice 1 of N"), got ${voices}`);
     assert.equal(s.llm?.backend, 'cpu');
     assert.ok((s.llm?.contextSize ?? 0) >= 512, 'the context (the default, or the model\'s own if smaller)');
     const phases = events.filter((e): e is Extract<AppEvent, { type: 'status' }> => e.type === 'status').map((e) => e.status.phase);

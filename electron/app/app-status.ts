@@ -34,7 +34,14 @@ export function waitingModels(): ModelStatus[] {
 /** A model's status as the load reports its progress. */
 export function loadProgress(phase: 'loading' | 'ready', model: ModelReport | undefined): Partial<ModelStatus> {
   if (phase === 'loading') return { state: 'loading' };
-  return { state: 'ready', id: model?.id, name: model?.name, loadMs: model?.loadMs, ...(typeof model?.layout === 'string' ? { layout: model.layout } : {}) };
+  return {
+    state: 'ready',
+    id: model?.id,
+    name: model?.name,
+    loadMs: model?.loadMs,
+    ...(typeof model?.layout === 'string' ? { layout: model.layout } : {}),
+    ...(typeof model?.numSpeakers === 'number' ? { voices: model.numSpeakers } : {}),
+  };
 }
 
 /** After a failed load: what had loaded stays ready, the rest failed. */

@@ -107,10 +107,10 @@ function GpuLayers() {
  */
 function Voice() {
   const [value, change] = useSetting<number>('tts.speakerId');
+  const voices = useUi((s) => s.status?.models.find((m) => m.kind === 'tts')?.voices ?? null);
   const id = useId();
   if (value === undefined) return null;
-  // The status does not carry the voice model's number of voices yet: the words say so by counting alone.
-  const words = voiceWords(value, null);
+  const words = voiceWords(value, voices);
   const max = SETTINGS_RANGES['tts.speakerId'].max + 1;
   return (
     <div className="field voice-field">
@@ -128,7 +128,9 @@ function Voice() {
           if (Number.isInteger(n) && n >= 1 && n <= max) change(n - 1);
         }}
       />
-      <p className="hint">The voice model's voices are numbered from 1; a number past its last voice uses the last.</p>
+      <p className="hint" data-testid="voice-words">
+        {voices ? `${words.value}. ` : ''}The voice model's voices are numbered from 1; a number past its last voice uses the last.
+      </p>
     </div>
   );
 }
