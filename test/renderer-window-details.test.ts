@@ -8,6 +8,7 @@ import { formatTimeRange, TEXT_NOT_LOGGED } from '../renderer/model/history';
 import { entriesFromHistory, loadCurrentConversation, mergeRestored, wasReloaded } from '../renderer/model/restore-conversation';
 import { MIC_METER_CAPTION, micMeter } from '../renderer/model/labels';
 import { contextHint, contextInUse, voiceWords } from '../renderer/model/settings-words';
+import { traceAxis } from '../renderer/model/trace-axis';
 import { isHidden, whileVisible } from '../renderer/model/while-visible';
 import { shortcutFieldText, shortcutToSave } from '../renderer/model/shortcut-field';
 
@@ -205,5 +206,22 @@ describe('the Models panel context line', () => {
     assert.equal(contextInUse(2048, 4096), "2048 tokens (4096 asked: the model's limit)");
     assert.equal(contextInUse(2048, 2048), '2048 tokens');
     assert.equal(contextInUse(2048, null), '2048 tokens');
+  });
+});
+
+describe('the endpointing traces’ time axis', () => {
+  it('a turn: round seconds from the end of speech, before it negative, placed across the trace', () => {
+    // Speech from 10.0 s to 12.3 s, the trace from 9.3 s to 13.0 s.
+    const axis = traceAxis({ from: 9300, to: 13000 }, 12300, '0');
+    assert.deepEqual(axis.map((k) => k.label), ['−3 s', '−2 s', '−1 s', '0']);
+    const zero = axis.find((k) => k.zero)!;
+    assert.ok(Math.abs(zero.at - 3000 / 3700) < 1e-9);
+    assert.ok(axis.every((k) => k.at >= 0 && k.at <= 1));
+  });
+
+  it('the live trace counts back from now; a short span gets half seconds', () => {
+    assert.deepEqual(traceAxis({ from: 0, to: 8000 }, 8000, 'now').map((k) => k.label), ['−8 s', '−6 s', '−4 s', '−2 s', 'now']);
+    assert.deepEqual(traceAxis({ from: 1000, to: 3000 }, 2000, '0').map((k) => k.label), ['−1 s', '−0.5 s', '0', '+0.5 s', '+1 s']);
+    assert.deepEqual(traceAxis({ from: 5, to: 5 }, 5, '0'), [], 'an empty span has no axis');
   });
 });

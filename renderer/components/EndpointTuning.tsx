@@ -9,6 +9,7 @@ import type { ModelStatus } from '../../electron/ipc-contract';
 import { VAD_HYSTERESIS } from '../../electron/engines/vad-decision';
 import { modelInUse, replayEndpointing, type Replay, type ReplaySettings, type VadPoint } from '../model/endpoint-replay';
 import { formatMs } from '../model/latency';
+import { traceAxis } from '../model/trace-axis';
 import { useUi, type LiveTurn, type TurnCheckPoint } from '../store';
 import { Slider } from './Slider';
 import { useSetting } from './useSetting';
@@ -69,9 +70,11 @@ interface TraceProps {
   labelThreshold: number;
   label: string;
   testId: string;
+  /** Where the axis counts from, and what that point is called ("now", "0" for the end of speech). */
+  zero: { atMs: number; label: string };
 }
 
-function Trace({ trace, span, threshold, live, replay, checks, turnThreshold, labelThreshold, label, testId }: TraceProps) {
+function Trace({ trace, span, threshold, live, replay, checks, turnThreshold, labelThreshold, label, testId, zero }: TraceProps) {
   const x = (t: number) => ((t - span.from) / (span.to - span.from)) * W;
   const y = (p: number) => H - p * H;
   const points = trace.filter((w) => w.t >= span.from && w.t <= span.to);
@@ -81,10 +84,14 @@ function Trace({ trace, span, threshold, live, replay, checks, turnThreshold, la
   const discarded = replay.discarded.filter((d) => inSpan(d.startMs, d.endMs));
   const liveHere = live.filter((t) => inSpan(t.startMs, t.endMs));
   const checksHere = checks.filter((c) => c.atMs >= span.from && c.atMs <= span.to);
+  const axis = traceAxis(span, zero.atMs, zero.label);
   return (
     <figure className="trace" aria-label={label} data-testid={testId}>
       <div className="trace-plot">
         <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" role="img" aria-label={label}>
+          {axis.map((k) => (
+            <line key={`g${k.label}`} className={k.zero ? 'trace-zero' : 'trace-grid'} x1={k.at * W} x2={k.at * W} y1={0} y2={H} />
+          ))}
           {replayed.map((t, i) => (
             <rect key={`r${i}`} className="replay-speech" x={x(t.startMs)} y={0} width={Math.max(1, x(t.speechEndMs) - x(t.startMs))} height={H} />
           ))}
@@ -114,6 +121,13 @@ function Trace({ trace, span, threshold, live, replay, checks, turnThreshold, la
           ))}
         </svg>
         <CheckLabels checks={checksHere} span={span} turnThreshold={labelThreshold} />
+      </div>
+      <div className="trace-axis" data-testid="trace-axis" aria-hidden="true">
+        {axis.map((k) => (
+          <span key={k.label} style={{ left: `${k.at * 100}%` }}>
+            {k.label}
+          </span>
+        ))}
       </div>
       <figcaption>
         {label}
@@ -209,9 +223,10 @@ export function EndpointTuning() {
         <div className="traces" data-testid="vad-traces">
           <p className="legend-line">
             <span className="key live">solid: what happened</span> <span className="key replay">dashed and shaded: with these settings</span>
+            <span className="key">time: seconds from the end of speech (0), live: before now</span>
             {(inUse || checks.length > 0) && <span className="key turn-model">purple: end-of-turn model (✓ finished, … not yet)</span>}
           </p>
-          {traceProps && last && <Trace trace={trace} span={{ from: last.t - 8000, to: last.t }} {...traceProps} label="Live, last 8 s" testId="live-trace" />}
+          {traceProps && last && <Trace trace={trace} span={{ from: last.t - 8000, to: last.t }} {...traceProps} label="Live, last 8 s" testId="live-trace" zero={{ atMs: last.t, label: 'now' }} />}
           {traceProps &&
             recent.map((t) => {
               const replayEnd = Math.max(t.endMs, ...replay.turns.filter((r) => r.startMs < t.endMs + 2000 && r.endMs > t.startMs).map((r) => r.endMs));
@@ -223,6 +238,7 @@ export function EndpointTuning() {
                   {...traceProps}
                   label={`“${entries.find((e) => e.turn === t.turn)?.user ?? '…'}”`}
                   testId="turn-trace"
+                  zero={{ atMs: t.speechEndMs, label: '0' }}
                 />
               );
             })}
