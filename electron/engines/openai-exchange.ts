@@ -118,7 +118,7 @@ export async function send(t: Target, path: string, init: RequestInit, exchange:
   // The start of an error body says what went wrong; the rest is not read.
   let body = '';
   try {
-    body = (await readBounded(res, ERROR_BODY_BYTES, exchange, t, 'error')).text;
+    body = await readBounded(res, ERROR_BODY_BYTES, exchange, t, 'error');
   } catch (e) {
     if (e === ABORTED || exchange.signal.aborted) throw exchange.failure(e, t, null);
     // An unreadable error body: the status alone still says what went wrong.
@@ -163,7 +163,7 @@ export async function* bodyChunks(res: Response, exchange: Exchange, t: Target, 
  * A whole body, up to `maxBytes`: an error body is cut there ('error'), anything else is refused
  * beyond it, so a body that never ends costs bounded memory. Linear: chunks are decoded once.
  */
-export async function readBounded(res: Response, maxBytes: number, exchange: Exchange, t: Target, kind: 'error' | 'whole'): Promise<{ text: string; bytes: number }> {
+export async function readBounded(res: Response, maxBytes: number, exchange: Exchange, t: Target, kind: 'error' | 'whole'): Promise<string> {
   const decoder = new TextDecoder();
   const parts: string[] = [];
   let bytes = 0;
@@ -180,7 +180,7 @@ export async function readBounded(res: Response, maxBytes: number, exchange: Exc
     parts.push(decoder.decode(chunk, { stream: true }));
   }
   parts.push(decoder.decode());
-  return { text: parts.join(''), bytes };
+  return parts.join('');
 }
 
 /** A web page where completions were expected: usually the address of the server's web UI, not its API. */

@@ -164,7 +164,7 @@ export class OpenAiCompatibleLlm implements LanguageModel {
   /** The whole completion as one JSON body; returns the finish reason. */
   private async whole(res: Response, exchange: Exchange, answer: Answer, seen: Seen): Promise<string> {
     const t = this.target;
-    const { text } = await readBounded(res, MAX_ANSWER_BYTES, exchange, t, 'whole');
+    const text = await readBounded(res, MAX_ANSWER_BYTES, exchange, t, 'whole');
     if (looksLikeHtml(null, text.slice(0, 100))) throw htmlError(t);
     const choice = parseChunk(text, t, 0).choices?.[0];
     note(seen, choice, choice?.message);
@@ -260,7 +260,7 @@ export async function listModels(baseUrl: string, apiKey?: string, fetchFn?: Fet
   const exchange = new Exchange(undefined, { firstMs: timeoutMs });
   try {
     const res = await send(t, '/models', { method: 'GET', headers: { Accept: 'application/json' } }, exchange);
-    const { text } = await readBounded(res, MAX_LIST_BYTES, exchange, t, 'whole');
+    const text = await readBounded(res, MAX_LIST_BYTES, exchange, t, 'whole');
     if (looksLikeHtml(res.headers.get('content-type'), text.slice(0, 100))) throw htmlError(t);
     let data: unknown;
     try {
