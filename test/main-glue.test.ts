@@ -248,6 +248,7 @@ describe('the main process glue, on a stand-in for Electron', () => {
     const snapshot = answer.value as Snapshot;
     assert.equal(typeof snapshot.status.phase, 'string');
     assert.ok(Array.isArray(snapshot.notices) && Array.isArray(snapshot.timers) && typeof snapshot.settings === 'object', JSON.stringify(snapshot).slice(0, 500));
+    assert.equal(snapshot.settings.models.dir, MODELS_DIR, 'the settings read from settings.json, not the defaults');
   });
 
   it('shows the window when the app is launched again while the engines import', () => {

@@ -59,6 +59,8 @@ export class AssistantController {
   private readonly setup: ModelSetup;
   private readonly notices: string[] = [];
   private loading: Promise<void> = Promise.resolve();
+  /** Settles once start() has read settings.json (at once when start() was never called). */
+  private settingsRead: Promise<void> = Promise.resolve();
   private disposed = false;
   private readonly ticker: ReturnType<typeof setInterval>;
   private lastAudioError = '';
@@ -132,6 +134,13 @@ export class AssistantController {
 
   /** Reads the settings, then loads the models. Resolves when the assistant is ready or has failed (see status). */
   async start(): Promise<void> {
+    this.settingsRead = this.readSettings();
+    await this.settingsRead;
+    await this.timers.load();
+    await this.reload();
+  }
+
+  private async readSettings(): Promise<void> {
     const { notice, foundKey } = await this.store.load();
     if (notice) this.notice('error', notice, true);
     await this.server.moveOutOfSettings(foundKey);
@@ -140,8 +149,6 @@ export class AssistantController {
     const desktop = await applyDesktop(this.options.shell, this.store.current.desktop, (message) => this.notice('error', message, true));
     this.status = { ...this.status, apiKey, desktop };
     this.emit({ type: 'settings', settings: this.settings });
-    await this.timers.load();
-    await this.reload();
   }
 
   /** (Re)loads every model for the current settings; one load at a time. */
@@ -299,6 +306,8 @@ export class AssistantController {
     const r = parsed.value;
     switch (r.type) {
       case 'get-snapshot':
+        // A window that asks while the app starts gets the settings from the file, not the defaults.
+        await this.settingsRead.catch(() => undefined);
         return this.snapshot();
       case 'update-settings':
         return this.updateSettings(r.patch);
