@@ -160,8 +160,9 @@ describe('the app controller on the real engines', () => {
       return e && e.type === 'pipeline' && e.event.type === 'turn' ? (e.event.report as TurnReport) : undefined;
     });
     assert.equal(report.interrupted, true);
-    // The microphone was off for 4 s before this turn: times are tied to the clock again on resume.
-    assert.ok(report.latency.endpointMs >= 450 && report.latency.endpointMs <= 1200, `endpoint ${report.latency.endpointMs} ms after a pause in the input`);
+    // The microphone was off for 4 s before this turn: times are tied to the clock again on resume (the 4 s are not
+    // counted; how soon after the speech the turn ended depends on the end-of-turn model and the load).
+    assert.ok(report.latency.endpointMs > 0 && report.latency.endpointMs <= 1200, `endpoint ${report.latency.endpointMs} ms after a pause in the input`);
     assert.ok(report.heardText.length < report.assistantText.length, 'only what was heard is kept');
     checkHeard(report, pipelineEvents(), 'the answer stopped by interrupt');
     assert.equal(turns(), n + 1);
