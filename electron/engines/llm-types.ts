@@ -4,6 +4,7 @@
  * from one place instead of from each other.
  */
 import type { LlmProvider } from '../settings/schema';
+import type { ToolCall, ToolRound, ToolSpec } from './tool-calls';
 
 export type LlmBackend = 'cuda' | 'vulkan' | 'metal' | 'cpu';
 
@@ -37,12 +38,21 @@ export interface GenerateOptions {
   onText: (delta: string) => void;
   /** Which model answers, once that is settled (a server with a local fallback says; see llm-fallback.ts). */
   onRoute?: (route: LlmRoute) => void;
+  /**
+   * Tools the model may ask for (the server engine only so far; the local engine answers without
+   * them). Offered, a request for tools ends the answer with `toolCalls`.
+   */
+  tools?: readonly ToolSpec[];
+  /** The rounds of tool calls this answer has already run, sent after the user's message. */
+  toolRounds?: readonly ToolRound[];
 }
 
 export interface GenerateResult {
   text: string;
-  /** node-llama-cpp's reason: 'eogToken', 'maxTokens', 'abort'... */
+  /** node-llama-cpp's reason: 'eogToken', 'maxTokens', 'abort'...; 'toolCalls' when the model asked for tools. */
   stopReason: string;
+  /** The calls the model asked for (only when tools were offered), whole and checked. */
+  toolCalls?: ToolCall[];
 }
 
 export interface ChatMessage {

@@ -10,6 +10,7 @@ import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmIn
 import { checkBaseUrl, notACompletion, redact, serverMessage, streamBroken } from './openai-errors';
 import { ABORTED, bodyChunks, Exchange, htmlError, looksLikeHtml, readBounded, send, type Target } from './openai-exchange';
 import { SseReader, SseTooLong } from './sse';
+import { roundMessages, ToolCallAssembler, ToolCallProblem, toolsForRequest, type ToolCall } from './tool-calls';
 
 export interface OpenAiLlmOptions {
   /** As the server documents it, ending in /v1 (e.g. http://localhost:11434/v1 for Ollama). */
@@ -72,11 +73,12 @@ interface CompletionChunk {
   error?: unknown;
 }
 
-/** What the stream held besides text, for an answer that ends with none. */
+/** What the stream held besides text: for an answer that ends with none, and the tool calls when tools were offered. */
 interface Seen {
   events: number;
   choices: number;
   tool: string | null;
+  calls: ToolCallAssembler | null;
 }
 
 /** The answer as it arrives, held to `maxTokens` pieces and `maxTokens` × MAX_CHARS_PER_TOKEN characters. */
@@ -87,7 +89,7 @@ class Answer {
 
   constructor(
     private readonly opts: GenerateOptions,
-    private readonly exchange: Exchange,
+    readonly exchange: Exchange,
   ) {
     this.maxChars = Math.max(1, opts.maxTokens) * MAX_CHARS_PER_TOKEN;
   }
@@ -133,14 +135,16 @@ export class OpenAiCompatibleLlm implements LanguageModel {
     const t = this.target;
     const exchange = new Exchange(opts.signal, { firstMs: this.timeoutMs, stallMs: this.stallMs });
     const answer = new Answer(opts, exchange);
-    const seen: Seen = { events: 0, choices: 0, tool: null };
+    const offered = opts.tools?.length ? opts.tools : null;
+    const seen: Seen = { events: 0, choices: 0, tool: null, calls: offered ? new ToolCallAssembler() : null };
     let finish: string | null;
     const body = JSON.stringify({
       model: t.model,
-      messages: messages.map((m) => ({ role: m.role, content: m.text })),
+      messages: [...messages.map((m) => ({ role: m.role, content: m.text })), ...roundMessages(opts.toolRounds ?? [])],
       max_tokens: opts.maxTokens,
       temperature: opts.temperature,
       stream: true,
+      ...(offered ? { tools: toolsForRequest(offered), tool_choice: 'auto' } : {}),
     });
     try {
       const init = { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body };
@@ -157,6 +161,7 @@ export class OpenAiCompatibleLlm implements LanguageModel {
     } finally {
       exchange.end();
     }
+    if (seen.calls?.started) return { text: answer.text, stopReason: 'toolCalls', toolCalls: wholeCalls(t, seen.calls) };
     if (!answer.text) noText(t, seen);
     return { text: answer.text, stopReason: STOP_REASONS[finish] ?? finish };
   }
@@ -168,6 +173,7 @@ export class OpenAiCompatibleLlm implements LanguageModel {
     if (looksLikeHtml(null, text.slice(0, 100))) throw htmlError(t);
     const choice = parseChunk(text, t, 0).choices?.[0];
     note(seen, choice, choice?.message);
+    takeCalls(t, seen, choice?.message, exchange, 0);
     answer.deliver(choice?.message?.content);
     return typeof choice?.finish_reason === 'string' ? choice.finish_reason : 'stop';
   }
@@ -211,6 +217,7 @@ export class OpenAiCompatibleLlm implements LanguageModel {
   private take(data: string, answer: Answer, seen: Seen): string | null {
     const choice = parseChunk(data, this.target, answer.text.length).choices?.[0];
     note(seen, choice, choice?.delta);
+    takeCalls(this.target, seen, choice?.delta, answer.exchange, answer.text.length);
     answer.deliver(choice?.delta?.content);
     return typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
   }
@@ -233,6 +240,27 @@ function note(seen: Seen, choice: CompletionChoice | undefined, part: { tool_cal
   if (choice) seen.choices++;
   const call = Array.isArray(part?.tool_calls) ? (part.tool_calls[0] as { function?: { name?: unknown } } | undefined) : undefined;
   if (typeof call?.function?.name === 'string' && !seen.tool) seen.tool = call.function.name.slice(0, 64);
+}
+
+/** A chunk's tool-call pieces, when tools were offered: progress for the deadlines, and bounded. */
+function takeCalls(t: Target, seen: Seen, part: { tool_calls?: unknown } | undefined, exchange: Exchange, chars: number): void {
+  if (!seen.calls) return;
+  try {
+    if (seen.calls.push(part?.tool_calls)) exchange.text();
+  } catch (e) {
+    if (e instanceof ToolCallProblem) throw streamBroken(t, chars, redact(e.message, t.apiKey));
+    throw e;
+  }
+}
+
+/** The calls whole; a call the server garbled is the answer's one error. */
+function wholeCalls(t: Target, calls: ToolCallAssembler): ToolCall[] {
+  try {
+    return calls.finish();
+  } catch (e) {
+    if (e instanceof ToolCallProblem) throw notACompletion(t, redact(e.message, t.apiKey));
+    throw e;
+  }
 }
 
 /** An answer that ended with no text: what the server sent instead, said, rather than silence. */
