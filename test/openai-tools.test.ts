@@ -135,6 +135,48 @@ describe('tool calls from an OpenAI-compatible server', () => {
   });
 });
 
+describe('an answer that runs its tools through callTool', () => {
+  const toolCall = (id: string) => streams([chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, 'tool_calls')]);
+  /** Each request gets the next reply. */
+  const inTurn = (...replies: Reply[]) => {
+    reply = (res) => (replies.shift() ?? streams([chunk({ content: 'no more' }, 'stop')]))(res);
+  };
+
+  it('runs the call once, sends its result back, and the answer goes on with it', async () => {
+    inTurn(streams([chunk({ content: 'Let me check. ' }), chunk({ tool_calls: [{ index: 0, id: 'w1', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, 'tool_calls')]), streams([chunk({ content: 'Sunny, 21 degrees.' }, 'stop')]));
+    const calls: string[] = [];
+    const spoken: string[] = [];
+    const from = bodies.length;
+    const r = await llm().generate(ask, opts({ onText: (d: string) => spoken.push(d), callTool: async (c: { name: string; arguments: string }) => (calls.push(`${c.name} ${c.arguments}`), '{"sky":"sunny","c":21}') }));
+    assert.deepEqual(calls, ['get_weather {"city":"Paris"}']);
+    assert.equal(r.text, 'Let me check. Sunny, 21 degrees.');
+    assert.equal(spoken.join(''), r.text, 'every round’s text is spoken as it comes');
+    assert.equal(r.stopReason, 'eogToken');
+    assert.equal(bodies.length - from, 2);
+    const second = bodies.at(-1)!.messages as Record<string, unknown>[];
+    assert.deepEqual(second.at(-1), { role: 'tool', tool_call_id: 'w1', content: '{"sky":"sunny","c":21}' });
+  });
+
+  it('at most 3 rounds: the fourth request allows no call, and a server that calls anyway gets none run', async () => {
+    inTurn(toolCall('a'), toolCall('b'), toolCall('c'), toolCall('d'));
+    let n = 0;
+    const from = bodies.length;
+    const r = await llm().generate(ask, opts({ callTool: async () => String(++n) }));
+    assert.equal(n, 3);
+    assert.equal(r.stopReason, 'toolRounds');
+    assert.deepEqual(bodies.slice(from).map((b) => b.tool_choice), ['auto', 'auto', 'auto', 'none']);
+  });
+
+  it('an abort while a tool runs ends the answer: no further request', async () => {
+    inTurn(toolCall('a'), streams([chunk({ content: 'never asked' }, 'stop')]));
+    const ac = new AbortController();
+    const from = bodies.length;
+    const r = await llm().generate(ask, opts({ signal: ac.signal, callTool: async () => (ac.abort(), 'late') }));
+    assert.equal(r.stopReason, 'abort');
+    assert.equal(bodies.length - from, 1);
+  });
+});
+
 describe('the tool-call assembler alone', () => {
   it('a streamed name in pieces, an id that comes late, and the limits', () => {
     const a = new ToolCallAssembler();

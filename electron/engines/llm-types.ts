@@ -40,10 +40,16 @@ export interface GenerateOptions {
   onRoute?: (route: LlmRoute) => void;
   /**
    * Tools the model may ask for (the server engine only so far; the local engine answers without
-   * them). Offered, a request for tools ends the answer with `toolCalls`.
+   * them). With `callTool`, the engine runs the calls through it and goes on writing the answer with
+   * their results, up to `maxToolRounds` rounds; without, a request for tools ends the answer with
+   * `toolCalls`.
    */
   tools?: readonly ToolSpec[];
-  /** The rounds of tool calls this answer has already run, sent after the user's message. */
+  /** Runs one call; its result is text for the model (a failure is said in it, not thrown). */
+  callTool?: (call: ToolCall) => Promise<string>;
+  /** Rounds of calls per answer (default 3); after them the model must answer with what it has. */
+  maxToolRounds?: number;
+  /** The rounds of tool calls this answer has already run, sent after the user's message (the engines' own loop). */
   toolRounds?: readonly ToolRound[];
 }
 

@@ -10,7 +10,7 @@ import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmIn
 import { checkBaseUrl, notACompletion, redact, serverMessage, streamBroken } from './openai-errors';
 import { ABORTED, bodyChunks, Exchange, htmlError, looksLikeHtml, readBounded, send, type Target } from './openai-exchange';
 import { SseReader, SseTooLong } from './sse';
-import { roundMessages, ToolCallAssembler, ToolCallProblem, toolsForRequest, type ToolCall } from './tool-calls';
+import { roundMessages, ToolCallAssembler, ToolCallProblem, toolsForRequest, type ToolCall, type ToolRound } from './tool-calls';
 
 export interface OpenAiLlmOptions {
   /** As the server documents it, ending in /v1 (e.g. http://localhost:11434/v1 for Ollama). */
@@ -46,6 +46,9 @@ const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
  * `maxTokens` (English averages about four): a server that sends one huge piece is cut there.
  */
 const MAX_CHARS_PER_TOKEN = 8;
+
+/** Rounds of tool calls in one answer, unless the caller says otherwise. */
+const DEFAULT_TOOL_ROUNDS = 3;
 
 /** Completions' finish reasons in node-llama-cpp's words, which the local engine's callers already read. */
 const STOP_REASONS: Record<string, string> = { stop: 'eogToken', length: 'maxTokens' };
@@ -128,7 +131,35 @@ export class OpenAiCompatibleLlm implements LanguageModel {
     };
   }
 
+  /**
+   * One answer. With tools and `callTool`, each round of calls the model asks for is run and sent
+   * back, and the answer goes on; the text of every round is the answer's.
+   */
   async generate(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult> {
+    if (!opts.tools?.length || !opts.callTool) return this.round(messages, opts);
+    const callTool = opts.callTool;
+    const maxRounds = Math.max(0, opts.maxToolRounds ?? DEFAULT_TOOL_ROUNDS);
+    const rounds: ToolRound[] = [];
+    let text = '';
+    for (;;) {
+      // The last round allows no calls (tool_choice none): the model answers with what the calls returned.
+      const last = rounds.length >= maxRounds;
+      const r = await this.round(messages, { ...opts, toolRounds: rounds }, last ? 'none' : 'auto');
+      text += r.text;
+      if (opts.signal?.aborted) return { text, stopReason: 'abort' };
+      // A server that calls anyway after the last round gets no more: the answer is what it said.
+      if (!r.toolCalls?.length || last) return { text, stopReason: r.toolCalls?.length ? 'toolRounds' : r.stopReason };
+      const results: ToolRound['results'] = [];
+      for (const call of r.toolCalls) {
+        if (opts.signal?.aborted) return { text, stopReason: 'abort' };
+        results.push({ id: call.id, content: await callTool(call) });
+      }
+      rounds.push({ calls: r.toolCalls, results });
+    }
+  }
+
+  /** One request: the answer's text, or the calls the model asked for. */
+  private async round(messages: readonly ChatMessage[], opts: GenerateOptions, choice: 'auto' | 'none' = 'auto'): Promise<GenerateResult> {
     const last = messages[messages.length - 1];
     if (last?.role !== 'user') throw new Error('the conversation must end with a user message');
     if (opts.signal?.aborted) return { text: '', stopReason: 'abort' };
@@ -144,7 +175,7 @@ export class OpenAiCompatibleLlm implements LanguageModel {
       max_tokens: opts.maxTokens,
       temperature: opts.temperature,
       stream: true,
-      ...(offered ? { tools: toolsForRequest(offered), tool_choice: 'auto' } : {}),
+      ...(offered ? { tools: toolsForRequest(offered), tool_choice: choice } : {}),
     });
     try {
       const init = { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body };
