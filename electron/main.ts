@@ -8,7 +8,7 @@
  * cold start can take seconds), so a second instance quits without loading them, a second launch
  * meanwhile shows the window, and an engine that cannot load gets a dialog saying why.
  */
-import { app, BrowserWindow, dialog, ipcMain, net, powerMonitor, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, net, powerMonitor, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -224,6 +224,8 @@ async function start(): Promise<void> {
     secrets: new EncryptedFile(path.join(app.getPath('userData'), 'llm-api-key.enc'), safeStorageCipher),
     // The global shortcut, start at login and the microphone permission, which the controller applies and asks.
     shell: d.shell,
+    // The read_clipboard tool's text.
+    clipboard: { readText: () => clipboard.readText() },
   });
   controller = c;
   c.on((event: AppEvent) => appEvents.send(event));

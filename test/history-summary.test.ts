@@ -13,6 +13,7 @@ import { formatLogLine, type LoggedTurn } from '../electron/history/log-format';
 import { modelTag } from '../electron/history/model-tags';
 import { settingsHash } from '../electron/history/settings-hash';
 import { summarize } from '../electron/history/summary';
+import { formatSummary } from '../electron/history/summary-text';
 import type { Distribution } from '../electron/stats';
 import { TEST_CATALOG } from '../native-models/catalog';
 import { DEFAULT_SETTINGS } from '../electron/settings/schema';
@@ -73,6 +74,21 @@ describe('the history summary of a fixture log', () => {
         after: { turns: 3, voiceToVoiceMs: d(2, 230, 900), endpointMs: d(3, 180, 350), sttMs: d(3, 25, 60), llmTtftMs: d(1, 300, 300), ttsFirstAudioMs: d(2, 15, 50), interruption: 0 },
       },
     ]);
+  });
+
+  it('counts tool calls by tool: calls, failures and their times; malformed entries of a hand-edited log are left out', async () => {
+    const turns = await fixtureTurns();
+    assert.deepEqual(summarize(turns).tools, [], 'the fixture called no tool');
+    const use = (name: string, ms: number, ok = true) => ({ name, server: 'built-in', ms, ok, error: ok ? null : 'it took longer than 10 s', startMs: 0 });
+    turns[0]!.report.tools = [use('add_note', 12), use('read_clipboard', 3)];
+    turns[1]!.report.tools = [use('add_note', 30, false), { name: 42 } as never, use('add_note', 20)];
+    turns[2]!.report.tools = 'not a list' as never;
+    const s = summarize(turns);
+    assert.deepEqual(s.tools, [
+      { name: 'add_note', server: 'built-in', calls: 3, failed: 1, ms: d(3, 20, 30) },
+      { name: 'read_clipboard', server: 'built-in', calls: 1, failed: 0, ms: d(1, 3, 3) },
+    ]);
+    assert.match(formatSummary(s), /tool calls \(ms p50\/p95\):\n {2}add_note \(built-in\): 3 calls, 1 failed, 20\/30\n {2}read_clipboard \(built-in\): 1 call, 3\/3/);
   });
 
   it('--since keeps the turns that ended at or after it; a change needs a turn before it', async () => {

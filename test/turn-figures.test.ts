@@ -131,6 +131,21 @@ describe('turn figures: one truth per turn', () => {
     });
   }
 
+  it('a tool call is a stage of the turn: on the timeline and in the waterfall, named after the tool, where it ran', () => {
+    const base = FIXTURES.find((x) => x.kinds.includes('unprepared'))!.report;
+    const t = base.timings;
+    const at = t.llmFirstTokenMs ?? t.sttFinalMs;
+    // As turnReport makes it: the timeline computed once the calls are in.
+    const r: TurnReport = { ...base, timeline: undefined, tools: [{ name: 'add_note', server: 'built-in', ms: 42, ok: true, error: null, startMs: at }] };
+    r.timeline = timelineOf(r);
+    const stage = timelineOf(r).find((s) => s.stage === 'tool');
+    assert.deepEqual(stage, { stage: 'tool', startMs: Math.round((at - t.speechEndMs) * 10) / 10, endMs: Math.round((at + 42 - t.speechEndMs) * 10) / 10, name: 'add_note' });
+    const row = waterfall(r).stages.find((s) => s.key === 'tool');
+    assert.equal(row?.label, 'tool: add_note');
+    assert.equal(row?.durationMs, 42);
+    assert.equal(timelineOf(base).filter((s) => s.stage === 'tool').length, 0, 'none without tools');
+  });
+
   it('the session table counts a turn as soon as its answer starts playing, once', () => {
     const [a, b] = FIXTURES.map((x) => x.report);
     assert.equal(sessionReports([a!], b!).length, 2);

@@ -2,6 +2,7 @@
  * What the app (main.ts), dev:web and the tests give the controller: where its files are, and the
  * parts each of them supplies its own way.
  */
+import type { ClipboardReader } from '../tools/clipboard';
 import type { FetchFunction } from '../../native-models/downloader';
 import type { Hardware } from '../../native-models/recommend';
 import type { ModelEntry } from '../../native-models/types';
@@ -35,4 +36,6 @@ export interface ControllerOptions {
   secrets?: SecretStore;
   /** The global shortcut and start at login (the Electron app's; none in dev:web and the tests). */
   shell?: DesktopShell;
+  /** The clipboard the read_clipboard tool reads (Electron's in the app; none in dev:web: no such tool there). */
+  clipboard?: ClipboardReader;
 }

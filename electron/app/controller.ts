@@ -3,6 +3,7 @@
  * contract in ipc-contract.ts. No Electron import: the app (over IPC) and the WebSocket bridge (a
  * browser, the end-to-end tests) run this same controller.
  */
+import { builtInToolbox } from '../tools/built-in';
 import path from 'node:path';
 import { isUserError, messageOf } from '../errors';
 import { apiKeyProblem } from '../secrets/api-key-shape';
@@ -68,6 +69,8 @@ export class AssistantController {
   private readonly timers: TimerKeeper;
   /** Every turn, logged in the data folder's history/ (electron/history/). */
   private readonly history: HistoryRecorder;
+  /** The app's data folder: settings, timers, history, notes. */
+  private readonly dataDir: string;
   /** The pipeline's last state, for a window that connects later (the snapshot). */
   private assistantState: AssistantState = 'listening';
 
@@ -76,6 +79,7 @@ export class AssistantController {
     this.catalog = options.catalog ?? ALL_MODELS;
     this.store = new SettingsStore(options.settingsFile);
     const dataDir = options.dataDir ?? path.dirname(options.settingsFile);
+    this.dataDir = dataDir;
     const secrets = options.secrets ?? new OwnerOnlyFile(path.join(dataDir, API_KEY_FILE));
     this.server = new ServerAccess(secrets, this.store, (level, message, keep) => this.notice(level, message, keep), options.fetch);
     this.timers = new TimerKeeper(dataDir, {
@@ -188,7 +192,8 @@ export class AssistantController {
     if (turn) this.setModel('turn', turn.status);
     if (turn?.error) this.notice('error', turn.error, true);
     if (engines.llmError) this.notice('error', `${engines.llmError.message} The server answers alone: a turn it fails gets no answer.`, true);
-    const pipeline = new VoicePipeline(engines, this.output, this.clock, () => this.store.current, {
+    const tools = builtInToolbox({ dataDir: this.dataDir, clipboard: this.options.clipboard ?? null }, () => this.store.current, () => this.clock.now());
+    const pipeline = new VoicePipeline({ ...engines, tools }, this.output, this.clock, () => this.store.current, {
       keepReports: KEEP_REPORTS,
       timers: this.timers.book,
       onTimersChanged: () => this.timers.save(),

@@ -58,6 +58,7 @@ function head(r: TurnReport): string[] {
       `${r.inputGainDb >= 1 ? `, input raised ${Math.round(r.inputGainDb)} dB` : ''})`,
     `  user:      ${r.userText}`,
     ...(r.command ? [`  command:   ${r.command.name} ${JSON.stringify(r.command.slots)} (no language model)`] : []),
+    ...(r.tools?.length ? [`  tools:     ${r.tools.map((u) => `${u.name} ${Math.round(u.ms)} ms${u.ok ? '' : ` (failed: ${u.error ?? '?'})`}`).join(', ')}`] : []),
   ];
 }
 

@@ -61,12 +61,11 @@ async function probe(flag: string, dir: string, what: string): Promise<void> {
 }
 
 /**
- * `--log DIR`: a folder that exists and takes files, or one that can be made in the nearest folder
- * that exists. Each missing folder is made on its own (no recursive mkdir, which spins forever on
- * /proc), so the work is bounded by the number of names in the path.
+ * `--log DIR` (or `--notes DIR`): a folder that exists and takes files, or one that can be made in the
+ * nearest folder that exists. Each missing folder is made on its own (no recursive mkdir, which spins
+ * forever on /proc), so the work is bounded by the number of names in the path.
  */
-export async function prepareLogFolder(dir: string): Promise<void> {
-  const flag = '--log';
+export async function prepareLogFolder(dir: string, flag = '--log'): Promise<void> {
   const fix = 'give a folder you can write to';
   const target = path.resolve(dir);
   const { at, stats } = await nearestExisting(flag, target);

@@ -2,6 +2,7 @@
  * Headless run of the voice pipeline: a WAV file plays the microphone, the assistant's voice goes to
  * a WAV file on the same timeline, and every turn is printed and reported. Same code as the app.
  */
+import { builtInToolbox } from '../tools/built-in';
 import { writeFile } from 'node:fs/promises';
 import { Mono16kFrames, WavReader, WavWriter } from '../audio/wav-stream';
 import { loadSettingsFile } from '../settings/file';
@@ -25,7 +26,7 @@ import { TalkConsole } from './talk-console';
 import { RunStop, StopRequested } from './talk-stop';
 
 const USAGE =
-  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--room IR.wav] [--cleaned CLEAN.wav] [--now HH:MM] [--tail SECONDS] [--log DIR] [--fast] [--quiet]';
+  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--room IR.wav] [--cleaned CLEAN.wav] [--now HH:MM] [--tail SECONDS] [--log DIR] [--notes DIR] [--clipboard TEXT] [--fast] [--quiet]';
 
 const HELP = `Runs the voice pipeline headless: a WAV file plays the microphone, every turn is printed.
 
@@ -46,6 +47,8 @@ Usage: ${USAGE}
   --tail SECONDS         after the input, keep listening this long for timers and alarms to ring (default 30)
   --fast                 skip idle waiting (engine work still runs at wall speed)
   --log DIR              append every turn to a conversation history in DIR, as the app does (npm run log -- summary --dir DIR)
+  --notes DIR            the notes tool's folder (notes.md), for a language model that calls tools (default: no notes tool)
+  --clipboard TEXT       what the read_clipboard tool reads (talk has no clipboard; default: no clipboard tool)
   --quiet                print nothing but errors
   -h, --help             this help
 
@@ -140,6 +143,8 @@ export async function talkMain(argv: string[]): Promise<number> {
       now: { type: 'string' },
       tail: { type: 'string' },
       log: { type: 'string' },
+      notes: { type: 'string' },
+      clipboard: { type: 'string' },
     },
     USAGE,
     HELP,
@@ -168,6 +173,8 @@ export async function talkMain(argv: string[]): Promise<number> {
   const epochBase = values.now === undefined ? Date.now() : parseNow(values.now);
   const tailMs = values.tail === undefined ? DEFAULT_TAIL_MS : parseTail(values.tail);
   if (values.log === '') throw new UserError(`--log needs a folder. Usage: ${USAGE}`, 'usage');
+  if (values.notes === '') throw new UserError(`--notes needs a folder. Usage: ${USAGE}`, 'usage');
+  if (values.notes !== undefined) await prepareLogFolder(values.notes, '--notes');
   const history = values.log === undefined ? null : await talkHistory(values.log, (line) => say.warn(line));
   const loaded: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Simulating the key implies push-to-talk mode; simulating activations, one-shot mode.
@@ -202,7 +209,9 @@ export async function talkMain(argv: string[]): Promise<number> {
   // goes; encoded at once, so the canceller may reuse its buffer.
   const cleaned = values.cleaned === undefined ? null : new WavWriter(values.cleaned, VAD_SAMPLE_RATE);
   const onCleaned = cleaned ? (w: Float32Array) => cleaned.write(w) : undefined;
-  const pipeline = new VoicePipeline(engines, output, clock, () => settings, { timers, epochBase, ...(onCleaned ? { onCleaned } : {}) });
+  const clipboardText = values.clipboard;
+  const tools = builtInToolbox({ dataDir: values.notes ?? null, clipboard: clipboardText === undefined ? null : { readText: () => clipboardText } }, () => settings, () => clock.now());
+  const pipeline = new VoicePipeline({ ...engines, tools }, output, clock, () => settings, { timers, epochBase, ...(onCleaned ? { onCleaned } : {}) });
   pipeline.events.on((e) => {
     if (e.type === 'turn') void history?.record(e.report, settings, engines.models);
     say.event(e);

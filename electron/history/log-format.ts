@@ -90,6 +90,8 @@ export interface LogSummary {
   rates: { interruption: number; holdingPhrase: number; emptyTranscript: number; localCommand: number };
   /** Of the answers logged with their texts (an empty answer is left out). */
   answerLength: { words: Distribution; chars: Distribution };
+  /** The tools called, by name (most called first): how often, how many failed, and how long they took (ms). */
+  tools: { name: string; server: string; calls: number; failed: number; ms: Distribution }[];
   changes: LogChange[];
 }
 

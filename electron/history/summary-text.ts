@@ -38,6 +38,10 @@ export function formatSummary(s: LogSummary): string {
       ? 'answer length: — (no answer was logged with its text)'
       : `answer length (p50/p95 of ${a.words.n}): ${p50p95(a.words)} words, ${p50p95(a.chars)} characters`,
   ];
+  if (s.tools.length > 0) {
+    lines.push('', 'tool calls (ms p50/p95):');
+    for (const t of s.tools) lines.push(`  ${t.name} (${t.server}): ${t.calls} call${t.calls === 1 ? '' : 's'}${t.failed ? `, ${t.failed} failed` : ''}, ${p50p95(t.ms)}`);
+  }
   if (s.changes.length === 0) lines.push('', 'no model, settings or app changes');
   for (const c of s.changes) {
     lines.push('', `change at ${c.at} (turn ${c.turn}, session ${c.session}): ${c.what.join('; ')}`);

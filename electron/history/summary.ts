@@ -78,6 +78,23 @@ function changes(turns: readonly LoggedTurn[]): LogChange[] {
 const wordCount = (text: string) => text.split(/\s+/).filter((w) => w !== '').length;
 
 /** Summarizes turns in log order (oldest first); with `since`, only the turns that ended at or after it. */
+/** Every tool call in the turns, grouped by tool. */
+function toolFigures(turns: readonly LoggedTurn[]): LogSummary['tools'] {
+  const by = new Map<string, { name: string; server: string; ms: number[]; failed: number }>();
+  for (const t of turns) {
+    // A hand-edited history may hold anything there: only well-formed entries count.
+    for (const use of Array.isArray(t.report.tools) ? t.report.tools : []) {
+      if (typeof use?.name !== 'string' || typeof use.server !== 'string' || !Number.isFinite(use.ms) || typeof use.ok !== 'boolean') continue;
+      const key = `${use.server}\u0000${use.name}`;
+      const entry = by.get(key) ?? { name: use.name, server: use.server, ms: [], failed: 0 };
+      entry.ms.push(use.ms);
+      if (!use.ok) entry.failed++;
+      by.set(key, entry);
+    }
+  }
+  return [...by.values()].map((e) => ({ name: e.name, server: e.server, calls: e.ms.length, failed: e.failed, ms: distribution(e.ms) })).sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name));
+}
+
 export function summarize(all: readonly LoggedTurn[], opts: { since?: Date } = {}): LogSummary {
   const since = opts.since?.getTime();
   const turns = since === undefined ? all : all.filter((t) => Date.parse(t.at) >= since);
@@ -97,6 +114,7 @@ export function summarize(all: readonly LoggedTurn[], opts: { since?: Date } = {
       localCommand: rate(turns, (t) => t.report.command !== null),
     },
     answerLength: { words: distribution(answers.map(wordCount)), chars: distribution(answers.map((a) => a.length)) },
+    tools: toolFigures(turns),
     changes: changes(turns),
   };
 }

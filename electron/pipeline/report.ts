@@ -70,6 +70,16 @@ export interface Backchannel {
   text: string;
 }
 
+/** One tool call in a turn report. */
+export interface ToolUseReport {
+  name: string;
+  server: string;
+  ms: number;
+  ok: boolean;
+  error: string | null;
+  startMs: number;
+}
+
 export interface TurnReport {
   /** The turn's number, the `turn` its events carried (a merged or empty turn leaves a gap). */
   index: number;
@@ -85,6 +95,12 @@ export interface TurnReport {
   bargeIn: BargeInTimes | null;
   /** Acknowledgements the user said over this answer, which let it go on ([] when none). */
   backchannels: Backchannel[];
+  /**
+   * The tool calls the answer ran, in order ([] when none; absent in reports from before tools):
+   * name, where the tool lives ('built-in' or an MCP server), how long it took, and whether it
+   * worked. `startMs` on the pipeline clock, as `timings`. Arguments and results are not kept.
+   */
+  tools?: ToolUseReport[];
   /** No answer audio was ready within turnBudgetMs, so a short holding phrase was spoken first. */
   holdingPhrase: boolean;
   /** The user went on talking after a pause before hearing any answer: both parts are this one turn. */

@@ -1,3 +1,4 @@
+import type { Toolbox } from '../tools/toolbox';
 import type { SpeechRecognizer } from '../engines/stt';
 import type { VoiceActivityDetector } from '../engines/vad';
 import type { LanguageModel } from '../engines/llm-types';
@@ -27,6 +28,8 @@ export interface PipelineEngines {
   tts: SpeechSynthesizer;
   /** The end-of-turn model, when one is installed: without it, silence alone ends a turn. */
   turn?: TurnDetector | null;
+  /** The tools the language model may call (electron/tools/); none when absent. */
+  tools?: Toolbox | null;
 }
 
 /**

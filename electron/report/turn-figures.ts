@@ -49,6 +49,7 @@ export function timelineOf(r: TurnReport): TimelineStage[] {
   if (t.firstClauseMs !== null && tts !== null) add('tts', t.firstClauseMs, t.firstClauseMs + tts);
   // A report without the synthesis time: clause to audio is the best it allows (any wait included).
   else if (t.firstClauseMs !== null && t.firstAudioMs !== null) add('tts', t.firstClauseMs, t.firstAudioMs);
+  for (const use of r.tools ?? []) add('tool', use.startMs, use.startMs + use.ms, use.name);
   add('playback', t.firstAudioMs, t.lastAudioMs ?? t.firstAudioMs);
   return out;
 }

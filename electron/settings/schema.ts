@@ -92,6 +92,8 @@ export interface Settings {
     /** A short chime when one-shot listening starts and stops. */
     listenChime: boolean;
   };
+  /** Tools the language model may call (electron/tools/): how long one call may take, and the built-in ones on or off. */
+  tools: { timeoutMs: number; builtIn: { notes: boolean; clipboard: boolean } };
 }
 
 /** Arrays and primitives are replaced whole; objects may be given in part. */
@@ -155,6 +157,7 @@ export const SETTINGS_RANGES = {
   'llm.gpuLayers': { min: 0, max: 999, step: 1, unit: 'layers', label: 'Layers on the GPU', integer: true },
   'llm.contextSize': { min: 512, max: 131072, step: 512, unit: 'tokens', label: 'Context size', integer: true },
   'llm.threads': { min: 0, max: 256, step: 1, unit: 'threads', label: 'CPU threads', integer: true, note: '0 = auto' },
+  'tools.timeoutMs': { min: 1000, max: 120000, step: 1000, unit: 'ms', label: 'A tool call may take', integer: true },
   'llm.server.stallMs': { min: 1000, max: 120000, step: 1000, unit: 'ms', label: 'Server silent mid-answer: give up after', integer: true },
   'tts.speakerId': { min: 0, max: 9999, step: 1, unit: '', label: 'Voice (speaker id)', integer: true },
   'tts.speed': { min: 0.5, max: 2, step: 0.05, unit: 'x', label: 'Speaking speed', integer: false },
@@ -248,6 +251,8 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
     // In one-shot mode the user is looking elsewhere: a sound says the microphone opened and closed.
     listenChime: true,
   },
+  // Ten seconds is long for a voice turn; the holding phrase covers the wait.
+  tools: { timeoutMs: 10000, builtIn: { notes: true, clipboard: true } },
 });
 
 // ---------------------------------------------------------------------------
@@ -429,6 +434,7 @@ const SCHEMA: PerSetting<Settings, Leaf> = {
     startAtLogin: bool,
     listenChime: bool,
   },
+  tools: { timeoutMs: num('tools.timeoutMs'), builtIn: { notes: bool, clipboard: bool } },
 };
 
 // ---------------------------------------------------------------------------

@@ -49,7 +49,7 @@ function Waterfall({ report }: { report: TurnReport }) {
       </figcaption>
       <div className="wf-rows">
         {w.stages.map((s) => (
-          <div className="wf-row" key={s.key} data-testid={`stage-${s.key}`}>
+          <div className="wf-row" key={`${s.key}-${s.startMs}`} data-testid={`stage-${s.key}`}>
             <span className="wf-label">{s.label}</span>
             <span className="wf-track">
               {grid}
@@ -112,7 +112,7 @@ function RecentTurns({ reports }: { reports: TurnReport[] }) {
             <span className="recent-index">#{r.index + 1}</span>
             <span className="recent-bar">
               {w.stages.map((s) => (
-                <span key={s.key} className={`stage-${s.key}${s.prepared ? ' prepared' : ''}`} style={{ left: pct(s.startMs), width: pct(axis.fromMs + s.durationMs) }} />
+                <span key={`${s.key}-${s.startMs}`} className={`stage-${s.key}${s.prepared ? ' prepared' : ''}`} style={{ left: pct(s.startMs), width: pct(axis.fromMs + s.durationMs) }} />
               ))}
               <span className="wf-zero" style={{ left: pct(0) }} />
             </span>

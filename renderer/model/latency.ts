@@ -9,7 +9,7 @@ import { percentile } from '../../electron/stats';
 
 export { formatMs, STAT_LABELS };
 
-export type StageKey = 'endpoint' | 'stt' | 'llm' | 'command' | 'clause' | 'tts';
+export type StageKey = 'endpoint' | 'stt' | 'llm' | 'command' | 'clause' | 'tts' | 'tool';
 
 export interface Stage {
   key: StageKey;
@@ -28,6 +28,7 @@ export const STAGE_LABELS: Record<StageKey, string> = {
   command: 'Local command',
   clause: 'LLM to first clause',
   tts: 'TTS first audio',
+  tool: 'Tool',
 };
 
 export interface Waterfall {
@@ -54,9 +55,10 @@ export function waterfall(r: TurnReport): Waterfall {
   const f = turnFigures(r);
   const stages: Stage[] = [];
   for (const s of f.timeline) {
-    if (s.stage === 'playback' || s.stage === 'tool') continue;
+    if (s.stage === 'playback') continue;
     const key = s.stage;
-    const label = key === 'command' ? `command: ${s.name ?? ''}` : STAGE_LABELS[key];
+    // A command and a tool call are named after what ran.
+    const label = key === 'command' ? `command: ${s.name ?? ''}` : key === 'tool' ? `tool: ${s.name ?? ''}` : STAGE_LABELS[key];
     stages.push({ key, label, startMs: s.startMs, durationMs: Math.round((s.endMs - s.startMs) * 10) / 10, prepared: s.prepared === true });
   }
   const wait = f.audioWaitMs !== null && f.audioWaitMs >= 1 ? `; its first audio was ready ${formatMs(f.audioWaitMs)} before it played` : '';

@@ -1,4 +1,5 @@
 import type { ChatMessage, LanguageModel, LlmRoute } from '../../engines/llm-types';
+import type { Toolbox, ToolUse } from '../../tools/toolbox';
 import type { SpeechSynthesizer } from '../../engines/tts';
 import type { Clock } from '../clock';
 import type { EventHub } from '../events';
@@ -25,7 +26,15 @@ export interface AnswerDeps {
   options: () => AnswerOptions;
   /** The LLM takes one prompt at a time: the previous reply's settlement, which this prompt's history depends on. */
   before: Promise<void>;
+  /** The tools the model may call (none: null or absent). */
+  tools?: Toolbox | null;
 }
+
+/**
+ * What an answer does with the model's tool calls: a committed turn runs them (each recorded); a
+ * prepared answer runs none (the turn will ask again), and hears that one was wanted.
+ */
+export type ToolHooks = { run: true; onUse: (use: ToolUse) => void } | { run: false; onWanted: () => void };
 
 /** What one answer stream is written from and where its words go. */
 export interface AnswerStreamSpec {
@@ -39,7 +48,11 @@ export interface AnswerStreamSpec {
   onError: (e: Error) => void;
   /** Clauses and audio announced as this turn's events (a prepared answer gets them once adopted). */
   announce?: { events: EventHub; turn: number };
+  tools?: ToolHooks;
 }
+
+/** Rounds of tool calls in one answer; then the model answers with what it has. */
+export const MAX_TOOL_ROUNDS = 3;
 
 /** The voice settings of the answer options. */
 export function voiceOf(o: AnswerOptions): { speakerId: number; speed: number } {
@@ -56,11 +69,24 @@ export function answerStream(deps: AnswerDeps, spec: AnswerStreamSpec): Utteranc
     {
       kind: 'stream',
       write: async (write, signal) => {
+        const box = deps.tools && spec.tools && !deps.tools.empty ? deps.tools : null;
+        const hooks = spec.tools;
         await deps.llm.generate(spec.prompt(), {
           signal,
           maxTokens: opts.maxTokens,
           temperature: opts.temperature,
           onRoute: spec.onRoute,
+          ...(box && hooks
+            ? {
+                tools: box.specs,
+                maxToolRounds: MAX_TOOL_ROUNDS,
+                callTool: (call) => {
+                  if (hooks.run) return box.call(call, signal, hooks.onUse);
+                  hooks.onWanted();
+                  return Promise.resolve('error: no tool may run for this answer');
+                },
+              }
+            : {}),
           onText: (delta) => {
             spec.onText(delta);
             write(delta);

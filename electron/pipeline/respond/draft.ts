@@ -106,6 +106,14 @@ export class Draft {
         this.failed = true;
         this.owner?.onError(e);
       },
+      // A prepared answer runs no tool: one wanted means the committed turn asks again, with tools.
+      tools: {
+        run: false,
+        onWanted: () => {
+          this.failed = true;
+          this.utterance?.discard();
+        },
+      },
     });
     await this.utterance.done;
   }

@@ -164,6 +164,7 @@ export class Reply {
       onRoute: (route) => this.routed(route),
       onError: (e) => this.failed(e),
       announce: { events, turn: r.index },
+      tools: { run: true, onUse: (use) => r.tools.push(use) },
     });
     this.utterance = answer;
     r.answer = answer;

@@ -1,3 +1,4 @@
+import type { Toolbox } from '../../tools/toolbox';
 import type { LanguageModel } from '../../engines/llm-types';
 import type { SpeechSynthesizer } from '../../engines/tts';
 import { isShortCommand } from '../../commands/match';
@@ -70,7 +71,7 @@ export class Responding {
 
   constructor(
     private readonly ctx: PipelineContext,
-    engines: { llm: LanguageModel; tts: SpeechSynthesizer },
+    engines: { llm: LanguageModel; tts: SpeechSynthesizer; tools?: Toolbox | null },
     private readonly options: RespondingOptions,
   ) {
     const { clock, events, output, settings } = ctx;
@@ -90,6 +91,7 @@ export class Responding {
     };
     this.answers = new Answers(ctx, {
       llm: engines.llm,
+      tools: engines.tools ?? null,
       conversation: this.conversation,
       tts,
       clock,

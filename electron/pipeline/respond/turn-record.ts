@@ -3,6 +3,7 @@ import type { AudioOutput } from '../speak/output';
 import { latencyOf, round, type Backchannel, type BargeInTimes, type EchoReport, type TurnReport, type TurnTimings } from '../report';
 import { timelineOf } from '../../report/turn-figures';
 import type { UtteranceTimes } from '../speak/utterance';
+import type { ToolUse } from '../../tools/toolbox';
 import type { EndReason, StartedBy, TurnCheck } from '../vocabulary';
 
 /** What the report needs of the spoken answer (an Utterance is one). */
@@ -45,6 +46,8 @@ export interface TurnRecord {
   bargeIn: BargeInTimes | null;
   /** Acknowledgements said over the answer ("mm-hmm"), which let it go on. */
   backchannels: Backchannel[];
+  /** The tool calls the answer ran, in order. */
+  tools: ToolUse[];
   holdingPhrase: boolean;
   /** The local command the words matched, answered without the language model; null when none did. */
   command: { name: string; slots: Record<string, string | number | boolean | null> } | null;
@@ -74,6 +77,7 @@ export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' 
     discarded: false,
     bargeIn: null,
     backchannels: [],
+    tools: [],
     holdingPhrase: false,
     prepared: 'none',
     preparedAtMs: null,
@@ -115,6 +119,7 @@ export function turnReport(r: TurnRecord, output: AudioOutput, echoOver?: (fromM
     endReason: r.endReason,
     bargeIn: r.bargeIn,
     backchannels: r.backchannels.map((b) => ({ ...b })),
+    tools: r.tools.map((u) => ({ name: u.name, server: u.server, ms: u.ms, ok: u.ok, error: u.error, startMs: round(u.startMs) })),
     holdingPhrase: r.holdingPhrase,
     mergedContinuation: r.mergedContinuation,
     inputGainDb: r.inputGainDb,

@@ -1,0 +1,86 @@
+/**
+ * The tools the language model may call in a turn, and running one call: its arguments parsed, the
+ * tool found, run within `timeoutMs` and the turn's signal (a barge-in aborts it), and the result or
+ * the failure given back to the model as text. Each call is recorded for the turn's report: name,
+ * where the tool lives, when it ran and whether it worked. Arguments and results stay out of records.
+ */
+import type { ToolCall, ToolSpec } from '../engines/tool-calls';
+import type { ToolUseReport } from '../pipeline/report';
+
+/** A tool: what the model is told, whether it changes anything outside the app (then it asks first), and its work. */
+export interface Tool {
+  spec: ToolSpec;
+  /** 'built-in', or the MCP server's name. */
+  server: string;
+  /** Changes something outside the app's own folder: such a tool is not offered until confirmation exists. */
+  changes: boolean;
+  /** Switched on in settings (default: on). */
+  enabled?: () => boolean;
+  run(args: Record<string, unknown>, signal: AbortSignal): Promise<string>;
+}
+
+/** One call as the turn report keeps it (`tools: [...]`, pipeline/report.ts); times on the pipeline clock. */
+export type ToolUse = ToolUseReport;
+
+/** A result the model reads: never longer than this (a tool that returns a book is cut). */
+export const MAX_RESULT_CHARS = 8000;
+
+export class Toolbox {
+  constructor(
+    private readonly tools: readonly Tool[],
+    private readonly options: () => { timeoutMs: number },
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** What the model is offered: the tools that change nothing (confirmation by voice comes later). */
+  get specs(): ToolSpec[] {
+    return this.offered().map((t) => t.spec);
+  }
+
+  get empty(): boolean {
+    return this.offered().length === 0;
+  }
+
+  private offered(): Tool[] {
+    return this.tools.filter((t) => !t.changes && (t.enabled?.() ?? true));
+  }
+
+  /** Runs one call; `record` hears of it when it ends. The result, or what went wrong, as text for the model. */
+  async call(call: ToolCall, signal: AbortSignal | undefined, record: (use: ToolUse) => void): Promise<string> {
+    const startMs = this.now();
+    const tool = this.offered().find((t) => t.spec.name === call.name);
+    const done = (ok: boolean, result: string, error: string | null): string => {
+      record({ name: call.name, server: tool?.server ?? 'unknown', ms: Math.round((this.now() - startMs) * 10) / 10, ok, error, startMs });
+      return result.length > MAX_RESULT_CHARS ? `${result.slice(0, MAX_RESULT_CHARS)}… (cut)` : result;
+    };
+    if (!tool) return done(false, `error: there is no tool named ${call.name}`, 'no such tool');
+    let args: Record<string, unknown>;
+    try {
+      args = JSON.parse(call.arguments) as Record<string, unknown>;
+    } catch {
+      return done(false, 'error: the arguments are not JSON', 'arguments not JSON');
+    }
+    const timeoutMs = this.options().timeoutMs;
+    // A timer of our own, not AbortSignal.timeout: that one does not keep the process alive, and a
+    // tool that never settles would let `talk` exit mid-turn.
+    const limit = new AbortController();
+    const timer = setTimeout(() => limit.abort(new Error(`it took longer than ${timeoutMs / 1000} s`)), timeoutMs);
+    const both = signal ? AbortSignal.any([signal, limit.signal]) : limit.signal;
+    try {
+      const result = await Promise.race([
+        tool.run(args, both),
+        new Promise<never>((_, reject) => {
+          const stop = () => reject(both.reason instanceof Error ? both.reason : new Error('aborted'));
+          if (both.aborted) stop();
+          else both.addEventListener('abort', stop, { once: true });
+        }),
+      ]);
+      return done(true, result, null);
+    } catch (e) {
+      const why = limit.signal.aborted ? `it took longer than ${timeoutMs / 1000} s` : signal?.aborted ? 'the turn was interrupted' : (e as Error).message.split('\n')[0]!.slice(0, 200);
+      return done(false, `error: ${why}`, why);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
