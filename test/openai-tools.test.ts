@@ -157,6 +157,31 @@ describe('an answer that runs its tools through callTool', () => {
     assert.deepEqual(second.at(-1), { role: 'tool', tool_call_id: 'w1', content: '{"sky":"sunny","c":21}' });
   });
 
+  it('a model the server says cannot take tools (Ollama: 400 "does not support tools") answers without them, and is not offered them again', async () => {
+    reply = (res) => {
+      const last = bodies.at(-1)!;
+      if (last.tools) {
+        res.writeHead(400, { 'Content-Type': 'application/json' });
+        return void res.end(JSON.stringify({ error: { message: 'registry.ollama.ai/library/tiny:latest does not support tools' } }));
+      }
+      streams([chunk({ content: 'Hello.' }, 'stop')])(res);
+    };
+    const model = llm();
+    const from = bodies.length;
+    const r = await model.generate(ask, opts({ callTool: async () => 'x' }));
+    assert.equal(r.text, 'Hello.');
+    await model.generate(ask, opts({ callTool: async () => 'x' }));
+    assert.deepEqual(bodies.slice(from).map((b) => b.tools !== undefined), [true, false, false]);
+  });
+
+  it('another 400 is still the turn’s error', async () => {
+    reply = (res) => {
+      res.writeHead(400, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'max_tokens is too large' } }));
+    };
+    await assert.rejects(llm().generate(ask, opts({ callTool: async () => 'x' })), /HTTP 400: max_tokens is too large/);
+  });
+
   it('at most 3 rounds: the fourth request allows no call, and a server that calls anyway gets none run', async () => {
     inTurn(toolCall('a'), toolCall('b'), toolCall('c'), toolCall('d'));
     let n = 0;

@@ -7,7 +7,8 @@
  */
 import type { FetchFunction } from '../../native-models/downloader';
 import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmInfo } from './llm-types';
-import { checkBaseUrl, notACompletion, redact, serverMessage, streamBroken } from './openai-errors';
+import { isUserError } from '../errors';
+import { checkBaseUrl, LLM_SERVER_ERROR, notACompletion, redact, serverMessage, streamBroken } from './openai-errors';
 import { ABORTED, bodyChunks, Exchange, htmlError, looksLikeHtml, readBounded, send, type Target } from './openai-exchange';
 import { SseReader, SseTooLong } from './sse';
 import { roundMessages, ToolCallAssembler, ToolCallProblem, toolsForRequest, type ToolCall, type ToolRound } from './tool-calls';
@@ -113,6 +114,8 @@ export class OpenAiCompatibleLlm implements LanguageModel {
   private readonly target: Target;
   private readonly timeoutMs: number;
   private readonly stallMs: number;
+  /** The server refused tools for this model (HTTP 4xx naming them): it is not offered them again. */
+  private toolsRefused = false;
 
   constructor(opts: OpenAiLlmOptions) {
     this.target = target(opts);
@@ -136,15 +139,28 @@ export class OpenAiCompatibleLlm implements LanguageModel {
    * back, and the answer goes on; the text of every round is the answer's.
    */
   async generate(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult> {
+    if (this.toolsRefused) return this.round(messages, { ...opts, tools: undefined });
     if (!opts.tools?.length || !opts.callTool) return this.round(messages, opts);
-    const callTool = opts.callTool;
+    return this.withTools(messages, opts, opts.callTool);
+  }
+
+  private async withTools(messages: readonly ChatMessage[], opts: GenerateOptions, callTool: (call: ToolCall) => Promise<string>): Promise<GenerateResult> {
     const maxRounds = Math.max(0, opts.maxToolRounds ?? DEFAULT_TOOL_ROUNDS);
     const rounds: ToolRound[] = [];
     let text = '';
     for (;;) {
       // The last round allows no calls (tool_choice none): the model answers with what the calls returned.
       const last = rounds.length >= maxRounds;
-      const r = await this.round(messages, { ...opts, toolRounds: rounds }, last ? 'none' : 'auto');
+      let r: GenerateResult;
+      try {
+        r = await this.round(messages, { ...opts, toolRounds: rounds }, last ? 'none' : 'auto');
+      } catch (e) {
+        // Ollama and others answer 400 for a model that cannot call tools: before anything was said
+        // or run, such a model answers without them, and is not offered them again.
+        if (rounds.length > 0 || !refusesTools(e)) throw e;
+        this.toolsRefused = true;
+        return this.round(messages, { ...opts, tools: undefined });
+      }
       text += r.text;
       if (opts.signal?.aborted) return { text, stopReason: 'abort' };
       // A server that calls anyway after the last round gets no more: the answer is what it said.
@@ -271,6 +287,11 @@ function note(seen: Seen, choice: CompletionChoice | undefined, part: { tool_cal
   if (choice) seen.choices++;
   const call = Array.isArray(part?.tool_calls) ? (part.tool_calls[0] as { function?: { name?: unknown } } | undefined) : undefined;
   if (typeof call?.function?.name === 'string' && !seen.tool) seen.tool = call.function.name.slice(0, 64);
+}
+
+/** A 4xx whose message names tools ("does not support tools"): the model cannot take them. */
+function refusesTools(e: unknown): boolean {
+  return isUserError(e) && e.code === LLM_SERVER_ERROR.http && /HTTP 4\d\d/.test(e.message) && /\btools?\b|function.?call/i.test(e.message);
 }
 
 /** A chunk's tool-call pieces, when tools were offered: progress for the deadlines, and bounded. */
