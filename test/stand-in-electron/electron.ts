@@ -463,6 +463,11 @@ export const session = {
   },
 };
 
+/** The read_clipboard tool's source in the app. */
+export const clipboard = {
+  readText: (): string => (record('clipboard.readText'), ''),
+};
+
 export const net = {
   fetch: (url: string, init?: RequestInit): Promise<Response> => (record('net.fetch', url), fetch(url, init)),
 };
