@@ -11,7 +11,7 @@ import { isUserError } from '../errors';
 import { checkBaseUrl, LLM_SERVER_ERROR, notACompletion, redact, serverMessage, streamBroken } from './openai-errors';
 import { ABORTED, bodyChunks, Exchange, htmlError, looksLikeHtml, readBounded, send, type Target } from './openai-exchange';
 import { SseReader, SseTooLong } from './sse';
-import { roundMessages, ToolCallAssembler, ToolCallProblem, toolsForRequest, type ToolCall, type ToolRound } from './tool-calls';
+import { MAX_TOOL_ROUNDS, roundMessages, ToolCallAssembler, ToolCallProblem, toolsForRequest, type ToolCall, type ToolRound } from './tool-calls';
 
 export interface OpenAiLlmOptions {
   /** As the server documents it, ending in /v1 (e.g. http://localhost:11434/v1 for Ollama). */
@@ -47,9 +47,6 @@ const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
  * `maxTokens` (English averages about four): a server that sends one huge piece is cut there.
  */
 const MAX_CHARS_PER_TOKEN = 8;
-
-/** Rounds of tool calls in one answer, unless the caller says otherwise. */
-const DEFAULT_TOOL_ROUNDS = 3;
 
 /** Completions' finish reasons in node-llama-cpp's words, which the local engine's callers already read. */
 const STOP_REASONS: Record<string, string> = { stop: 'eogToken', length: 'maxTokens' };
@@ -145,7 +142,7 @@ export class OpenAiCompatibleLlm implements LanguageModel {
   }
 
   private async withTools(messages: readonly ChatMessage[], opts: GenerateOptions, callTool: (call: ToolCall) => Promise<string>): Promise<GenerateResult> {
-    const maxRounds = Math.max(0, opts.maxToolRounds ?? DEFAULT_TOOL_ROUNDS);
+    const maxRounds = Math.max(0, opts.maxToolRounds ?? MAX_TOOL_ROUNDS);
     const rounds: ToolRound[] = [];
     let text = '';
     for (;;) {

@@ -26,6 +26,9 @@ export interface ToolRound {
   results: { id: string; content: string }[];
 }
 
+/** Rounds of tool calls in one answer (issue 27); then the model answers with what it has. */
+export const MAX_TOOL_ROUNDS = 3;
+
 export const TOOL_CALL_LIMITS = {
   /** Calls in one answer: models ask for one or two; a server that streams hundreds is broken. */
   calls: 8,

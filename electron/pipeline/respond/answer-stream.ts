@@ -1,4 +1,5 @@
 import type { ChatMessage, LanguageModel, LlmRoute } from '../../engines/llm-types';
+import { MAX_TOOL_ROUNDS } from '../../engines/tool-calls';
 import type { Toolbox, ToolUse } from '../../tools/toolbox';
 import type { SpeechSynthesizer } from '../../engines/tts';
 import type { Clock } from '../clock';
@@ -50,9 +51,6 @@ export interface AnswerStreamSpec {
   announce?: { events: EventHub; turn: number };
   tools?: ToolHooks;
 }
-
-/** Rounds of tool calls in one answer; then the model answers with what it has. */
-export const MAX_TOOL_ROUNDS = 3;
 
 /** The voice settings of the answer options. */
 export function voiceOf(o: AnswerOptions): { speakerId: number; speed: number } {
