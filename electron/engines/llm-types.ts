@@ -64,6 +64,11 @@ export interface GenerateResult {
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   text: string;
+  /**
+   * On an assistant message: the rounds of tool calls the answer ran before (and while) saying
+   * `text`, so the next turn knows what was done. Each engine renders them as its provider expects.
+   */
+  tools?: readonly ToolRound[];
 }
 
 /** A language model with no memory of its own: each call is given the whole conversation. */

@@ -26,11 +26,16 @@ export type ToolUse = ToolUseReport;
 export const MAX_RESULT_CHARS = 8000;
 
 export class Toolbox {
+  private readonly tools: () => readonly Tool[];
+
   constructor(
-    private readonly tools: readonly Tool[],
+    tools: readonly Tool[] | (() => readonly Tool[]),
     private readonly options: () => { timeoutMs: number },
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    // A list that changes (an MCP server's tools come and go) is read afresh on every use.
+    this.tools = typeof tools === 'function' ? tools : () => tools;
+  }
 
   /** What the model is offered: the tools that change nothing (confirmation by voice comes later). */
   get specs(): ToolSpec[] {
@@ -42,7 +47,7 @@ export class Toolbox {
   }
 
   private offered(): Tool[] {
-    return this.tools.filter((t) => !t.changes && (t.enabled?.() ?? true));
+    return this.tools().filter((t) => !t.changes && (t.enabled?.() ?? true));
   }
 
   /** Runs one call; `record` hears of it when it ends. The result, or what went wrong, as text for the model. */
