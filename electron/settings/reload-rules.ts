@@ -44,7 +44,7 @@ const RULES: PerSetting<Settings, Rule> = {
   models: { dir: 'reload', vad: 'reload', stt: 'reload', llm: 'reload', tts: 'reload', turn: 'reload' },
   history: { logText: 'live' },
   desktop: { shortcut: 'live', closeToTray: 'live', startAtLogin: 'live', listenChime: 'live' },
-  tools: { timeoutMs: 'live', builtIn: { notes: 'live', clipboard: 'live' } },
+  tools: { timeoutMs: 'live', builtIn: { notes: 'live', clipboard: 'live', open: 'live' } },
 };
 
 type Rules = { readonly [key: string]: Rules | Rule };

@@ -93,7 +93,7 @@ export interface Settings {
     listenChime: boolean;
   };
   /** Tools the language model may call (electron/tools/): how long one call may take, and the built-in ones on or off. */
-  tools: { timeoutMs: number; builtIn: { notes: boolean; clipboard: boolean } };
+  tools: { timeoutMs: number; builtIn: { notes: boolean; clipboard: boolean; open: boolean } };
 }
 
 /** Arrays and primitives are replaced whole; objects may be given in part. */
@@ -252,7 +252,7 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
     listenChime: true,
   },
   // Ten seconds is long for a voice turn; the holding phrase covers the wait.
-  tools: { timeoutMs: 10000, builtIn: { notes: true, clipboard: true } },
+  tools: { timeoutMs: 10000, builtIn: { notes: true, clipboard: true, open: true } },
 });
 
 // ---------------------------------------------------------------------------
@@ -434,7 +434,7 @@ const SCHEMA: PerSetting<Settings, Leaf> = {
     startAtLogin: bool,
     listenChime: bool,
   },
-  tools: { timeoutMs: num('tools.timeoutMs'), builtIn: { notes: bool, clipboard: bool } },
+  tools: { timeoutMs: num('tools.timeoutMs'), builtIn: { notes: bool, clipboard: bool, open: bool } },
 };
 
 // ---------------------------------------------------------------------------

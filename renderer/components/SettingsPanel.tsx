@@ -180,6 +180,7 @@ export function SettingsPanel() {
         <p className="hint">A language model on a server may call these while it answers (the local model answers without them for now).</p>
         <Toggle path="tools.builtIn.notes" label="Notes" hint="“Note that…”, “read my notes”: kept in notes.md beside the settings." />
         <Toggle path="tools.builtIn.clipboard" label="Read the clipboard" hint="“Read what I copied”: the clipboard's text goes to the language model when it asks." />
+        <Toggle path="tools.builtIn.open" label="Open links and files" hint="“Open example.com”: the assistant says what it is about to open and waits for your yes." />
         <Slider path="tools.timeoutMs" hint="A tool call that takes longer is cut off, and the model answers with what it has." />
       </fieldset>
       <DesktopSettings />
