@@ -8,7 +8,7 @@
  * cold start can take seconds), so a second instance quits without loading them, a second launch
  * meanwhile shows the window, and an engine that cannot load gets a dialog saying why.
  */
-import { app, BrowserWindow, clipboard, dialog, ipcMain, net, powerMonitor, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, net, powerMonitor, protocol, session, shell, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -226,6 +226,8 @@ async function start(): Promise<void> {
     shell: d.shell,
     // The read_clipboard tool's text.
     clipboard: { readText: () => clipboard.readText() },
+    // The open tool (asks the user first): links in the browser, files with their program.
+    opener: { openExternal: (url) => shell.openExternal(url), openPath: (file) => shell.openPath(file) },
   });
   controller = c;
   c.on((event: AppEvent) => appEvents.send(event));

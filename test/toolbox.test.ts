@@ -3,11 +3,12 @@
  * that ignores its signal), and the notes file on disk.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { clipboardTool } from '../electron/tools/clipboard';
 import { NotesFile } from '../electron/tools/notes';
+import { openTarget, openTool } from '../electron/tools/open';
 import { MAX_RESULT_CHARS, Toolbox, type Tool, type ToolUse } from '../electron/tools/toolbox';
 import { tempDir } from './helpers';
 
@@ -62,16 +63,29 @@ describe('the toolbox', () => {
     assert.equal(uses[0]?.error, 'the turn was interrupted');
   });
 
-  it('an unknown tool, a switched-off one, or one that changes something is not run; bad arguments are said', async () => {
+  it('an unknown or switched-off tool is not run, one that changes something runs only confirmed; bad arguments are said', async () => {
     let ran = 0;
     const box = new Toolbox(
-      [tool('off', async () => String(++ran), { enabled: () => false }), tool('open_url', async () => String(++ran), { changes: true }), tool('ok', async () => String(++ran))],
+      [
+        tool('off', async () => String(++ran), { enabled: () => false }),
+        tool('open_url', async () => String(++ran), { changes: true, describe: (a: Record<string, unknown>) => `open ${String(a.url)}` }),
+        tool('ok', async () => String(++ran)),
+      ],
       () => ({ timeoutMs: 1000 }),
     );
-    assert.deepEqual(box.specs.map((s) => s.name), ['ok']);
-    for (const name of ['nope', 'off', 'open_url']) assert.equal(await box.call(call(name), undefined, () => undefined), `error: there is no tool named ${name}`);
-    assert.equal(await box.call(call('ok', '{"a":'), undefined, () => undefined), 'error: the arguments are not JSON');
+    assert.deepEqual(box.specs.map((s) => s.name), ['open_url', 'ok']);
+    for (const name of ['nope', 'off']) assert.equal(await box.call(call(name), undefined, () => undefined), `error: there is no tool named ${name}`);
+    const uses: ToolUse[] = [];
+    assert.equal(await box.call(call('open_url', '{"url":"x.org"}'), undefined, (u) => uses.push(u)), 'error: the user has not agreed to this yet');
+    assert.equal(uses[0]?.error, 'not confirmed');
+    assert.equal(await box.call(call('ok', '{"a":'), undefined, () => undefined), 'error: the arguments are not a JSON object');
+    assert.equal(await box.call(call('ok', '[1]'), undefined, () => undefined), 'error: the arguments are not a JSON object');
     assert.equal(ran, 0);
+    assert.equal(box.request(call('ok')), null, 'a tool that changes nothing needs no yes');
+    assert.equal(box.request(call('open_url', 'nope')), null, 'arguments that are not an object ask nothing');
+    const asked = box.request(call('open_url', '{"url":"x.org"}'));
+    assert.deepEqual(asked && { action: asked.action, server: asked.server }, { action: 'open x.org', server: 'built-in' });
+    assert.equal(await box.call(asked!.call, undefined, () => undefined, true), '1');
   });
 
   it('a tool that throws is recorded with its first line', async () => {
@@ -107,5 +121,39 @@ describe('notes and the clipboard', () => {
     assert.equal(await empty.run({}, new AbortController().signal), 'The clipboard holds no text.');
     const long = clipboardTool({ readText: () => 'y'.repeat(10_000) });
     assert.match(await long.run({}, new AbortController().signal), /^y{4000}… \(the clipboard holds 10000 characters; this is the start\)$/);
+  });
+
+  it('the open tool opens http(s) and mailto links and existing documents, never a program, another scheme or a relative path', async () => {
+    const dir = tempDir('lva-open-');
+    const doc = path.join(dir, 'plan.pdf');
+    writeFileSync(doc, 'x');
+    const script = path.join(dir, 'run.sh');
+    writeFileSync(script, 'echo');
+    const exe = path.join(dir, 'tool');
+    writeFileSync(exe, 'x');
+    chmodSync(exe, 0o755);
+    assert.deepEqual(await openTarget(' https://example.com/a b '), { kind: 'url', url: 'https://example.com/a%20b' });
+    assert.deepEqual(await openTarget('example.com'), { kind: 'url', url: 'https://example.com/' });
+    assert.deepEqual(await openTarget('mailto:anna@example.com'), { kind: 'url', url: 'mailto:anna@example.com' });
+    assert.deepEqual(await openTarget(doc), { kind: 'file', file: doc });
+    const refused = async (t: unknown) => ((await openTarget(t)) as { why?: string }).why;
+    assert.equal(await refused('file:///etc/passwd'), 'links of the kind file: are not opened');
+    assert.equal(await refused('javascript:alert(1)'), 'links of the kind javascript: are not opened');
+    assert.equal(await refused('notes/plan.pdf'), 'a file must be given by its full path');
+    assert.equal(await refused(script), 'programs and scripts are not opened');
+    if (process.platform !== 'win32') assert.equal(await refused(exe), 'the file is a program');
+    assert.equal(await refused(path.join(dir, 'missing.pdf')), 'there is no such file');
+    assert.equal(await refused(42), 'no link or file was given');
+    assert.equal(await refused(`https://${'a'.repeat(3000)}.com`), 'the link is too long');
+
+    const opened: string[] = [];
+    const tool = openTool({ openExternal: async (u) => void opened.push(u), openPath: async (f) => (opened.push(f), f.endsWith('.pdf') ? '' : 'no program for it') });
+    assert.equal(tool.changes, true, 'opening asks first');
+    assert.equal(tool.describe?.({ target: 'example.com' }), 'open example.com');
+    const signal = new AbortController().signal;
+    assert.equal(await tool.run({ target: 'example.com' }, signal), 'Opened https://example.com/');
+    assert.equal(await tool.run({ target: doc }, signal), `Opened ${doc}`);
+    await assert.rejects(tool.run({ target: script }, signal), /not opened: programs and scripts are not opened/);
+    assert.deepEqual(opened, ['https://example.com/', doc]);
   });
 });

@@ -3,6 +3,7 @@
  * parts each of them supplies its own way.
  */
 import type { ClipboardReader } from '../tools/clipboard';
+import type { Opener } from '../tools/open';
 import type { FetchFunction } from '../../native-models/downloader';
 import type { Hardware } from '../../native-models/recommend';
 import type { ModelEntry } from '../../native-models/types';
@@ -38,4 +39,6 @@ export interface ControllerOptions {
   shell?: DesktopShell;
   /** The clipboard the read_clipboard tool reads (Electron's in the app; none in dev:web: no such tool there). */
   clipboard?: ClipboardReader;
+  /** The system's handler the open tool uses (Electron's shell in the app; none in dev:web). */
+  opener?: Opener;
 }

@@ -192,7 +192,7 @@ export class AssistantController {
     if (turn) this.setModel('turn', turn.status);
     if (turn?.error) this.notice('error', turn.error, true);
     if (engines.llmError) this.notice('error', `${engines.llmError.message} The server answers alone: a turn it fails gets no answer.`, true);
-    const tools = builtInToolbox({ dataDir: this.dataDir, clipboard: this.options.clipboard ?? null }, () => this.store.current, () => this.clock.now());
+    const tools = builtInToolbox({ dataDir: this.dataDir, clipboard: this.options.clipboard ?? null, opener: this.options.opener ?? null }, () => this.store.current, () => this.clock.now());
     const pipeline = new VoicePipeline({ ...engines, tools }, this.output, this.clock, () => this.store.current, {
       keepReports: KEEP_REPORTS,
       timers: this.timers.book,

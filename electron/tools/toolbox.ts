@@ -3,6 +3,8 @@
  * tool found, run within `timeoutMs` and the turn's signal (a barge-in aborts it), and the result or
  * the failure given back to the model as text. Each call is recorded for the turn's report: name,
  * where the tool lives, when it ran and whether it worked. Arguments and results stay out of records.
+ * A tool that changes something outside the app is not run from a model's call: the call becomes a
+ * question to the user (pipeline/respond/confirmation.ts), and runs only once they say yes.
  */
 import type { ToolCall, ToolSpec } from '../engines/tool-calls';
 import type { ToolUseReport } from '../pipeline/report';
@@ -12,15 +14,25 @@ export interface Tool {
   spec: ToolSpec;
   /** 'built-in', or the MCP server's name. */
   server: string;
-  /** Changes something outside the app's own folder: such a tool is not offered until confirmation exists. */
+  /** Changes something outside the app's own folder: the user is asked before it runs. */
   changes: boolean;
   /** Switched on in settings (default: on). */
   enabled?: () => boolean;
+  /** What a call would do, in words after "I'm about to" ("open example.com"); a tool that changes something should say. */
+  describe?(args: Record<string, unknown>): string;
   run(args: Record<string, unknown>, signal: AbortSignal): Promise<string>;
 }
 
 /** One call as the turn report keeps it (`tools: [...]`, pipeline/report.ts); times on the pipeline clock. */
 export type ToolUse = ToolUseReport;
+
+/** A call to a tool that changes something, waiting for the user's yes. */
+export interface ToolRequest {
+  call: ToolCall;
+  server: string;
+  /** What it would do, in words ("open example.com"). */
+  action: string;
+}
 
 /** A result the model reads: never longer than this (a tool that returns a book is cut). */
 export const MAX_RESULT_CHARS = 8000;
@@ -37,7 +49,7 @@ export class Toolbox {
     this.tools = typeof tools === 'function' ? tools : () => tools;
   }
 
-  /** What the model is offered: the tools that change nothing (confirmation by voice comes later). */
+  /** What the model is offered: every tool switched on (those that change something ask first). */
   get specs(): ToolSpec[] {
     return this.offered().map((t) => t.spec);
   }
@@ -47,11 +59,27 @@ export class Toolbox {
   }
 
   private offered(): Tool[] {
-    return this.tools().filter((t) => !t.changes && (t.enabled?.() ?? true));
+    return this.tools().filter((t) => t.enabled?.() ?? true);
   }
 
-  /** Runs one call; `record` hears of it when it ends. The result, or what went wrong, as text for the model. */
-  async call(call: ToolCall, signal: AbortSignal | undefined, record: (use: ToolUse) => void): Promise<string> {
+  /**
+   * The call as a question to the user when its tool changes something (null: it may run now, or
+   * it cannot run at all and `call` says why). Arguments that are not a JSON object run nothing.
+   */
+  request(call: ToolCall): ToolRequest | null {
+    const tool = this.offered().find((t) => t.spec.name === call.name);
+    if (!tool?.changes) return null;
+    const args = parseArgs(call.arguments);
+    if (!args) return null;
+    const action = tool.describe?.(args) ?? `use ${tool.spec.name}${tool.server === 'built-in' ? '' : ` from ${tool.server}`}`;
+    return { call, server: tool.server, action: action.replace(/\s+/g, ' ').trim().slice(0, 200) };
+  }
+
+  /**
+   * Runs one call; `record` hears of it when it ends. The result, or what went wrong, as text for the
+   * model. A tool that changes something runs only with `confirmed` (the user said yes to it).
+   */
+  async call(call: ToolCall, signal: AbortSignal | undefined, record: (use: ToolUse) => void, confirmed = false): Promise<string> {
     const startMs = this.now();
     const tool = this.offered().find((t) => t.spec.name === call.name);
     const done = (ok: boolean, result: string, error: string | null): string => {
@@ -59,12 +87,9 @@ export class Toolbox {
       return result.length > MAX_RESULT_CHARS ? `${result.slice(0, MAX_RESULT_CHARS)}… (cut)` : result;
     };
     if (!tool) return done(false, `error: there is no tool named ${call.name}`, 'no such tool');
-    let args: Record<string, unknown>;
-    try {
-      args = JSON.parse(call.arguments) as Record<string, unknown>;
-    } catch {
-      return done(false, 'error: the arguments are not JSON', 'arguments not JSON');
-    }
+    if (tool.changes && !confirmed) return done(false, 'error: the user has not agreed to this yet', 'not confirmed');
+    const args = parseArgs(call.arguments);
+    if (!args) return done(false, 'error: the arguments are not a JSON object', 'arguments not JSON');
     const timeoutMs = this.options().timeoutMs;
     // A timer of our own, not AbortSignal.timeout: that one does not keep the process alive, and a
     // tool that never settles would let `talk` exit mid-turn.
@@ -87,5 +112,14 @@ export class Toolbox {
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+function parseArgs(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }

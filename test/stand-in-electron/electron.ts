@@ -468,6 +468,12 @@ export const clipboard = {
   readText: (): string => (record('clipboard.readText'), ''),
 };
 
+/** The open tool's handler in the app: recorded, nothing opened. */
+export const shell = {
+  openExternal: async (url: string): Promise<void> => void record('shell.openExternal', url),
+  openPath: async (file: string): Promise<string> => (record('shell.openPath', file), ''),
+};
+
 export const net = {
   fetch: (url: string, init?: RequestInit): Promise<Response> => (record('net.fetch', url), fetch(url, init)),
 };
