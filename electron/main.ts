@@ -28,6 +28,7 @@ import { settleWithin } from './time-limit';
 import { APP_PAGE_URL, APP_SCHEME, hardenWebContents, isAppUrl, pageIdentity, secureSession, secureWebPreferences } from './window-policy';
 import { EncryptedFile } from './secrets/secret-store';
 import { safeStorageCipher } from './secrets/safe-storage';
+import { MCP_ENV_LABEL } from './app/mcp-env';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -222,6 +223,8 @@ async function start(): Promise<void> {
     fetch: (url, init) => net.fetch(url, init),
     // The LLM server's API key, encrypted by the OS keychain / DPAPI / desktop keyring; never in settings.json.
     secrets: new EncryptedFile(path.join(app.getPath('userData'), 'llm-api-key.enc'), safeStorageCipher),
+    // The MCP servers' environment values, the same way.
+    mcpSecrets: new EncryptedFile(path.join(app.getPath('userData'), 'mcp-env.enc'), safeStorageCipher, MCP_ENV_LABEL),
     // The global shortcut, start at login and the microphone permission, which the controller applies and asks.
     shell: d.shell,
     // The read_clipboard tool's text.

@@ -35,6 +35,8 @@ export interface ControllerOptions {
   appVersion?: string;
   /** Where the LLM server's API key is kept (default: an owner-only file in dataDir; the app passes safeStorage). */
   secrets?: SecretStore;
+  /** Where the MCP servers' environment values are kept (default: an owner-only file in dataDir; the app passes safeStorage). */
+  mcpSecrets?: SecretStore;
   /** The global shortcut and start at login (the Electron app's; none in dev:web and the tests). */
   shell?: DesktopShell;
   /** The clipboard the read_clipboard tool reads (Electron's in the app; none in dev:web: no such tool there). */

@@ -34,6 +34,7 @@ import type { ControllerOptions } from './controller-options';
 import { ModelSetup } from './model-setup';
 import { failedModels, initialStatus, llmStatus, loadProgress, turnModelStatus, waitingModels } from './app-status';
 import { API_KEY_FILE, ServerAccess, takeKey } from './server-access';
+import { keepPatchEnv, McpEnv, MCP_ENV_FILE, MCP_ENV_LABEL, moveEnvOutOfSettings } from './mcp-env';
 import { applyDesktop, applyDesktopChange } from '../desktop/desktop-settings';
 import { needsReload } from '../settings/reload-rules';
 import { mergeSettings, withoutSecrets, type DeepPartial, type Settings } from '../settings/schema';
@@ -56,6 +57,8 @@ export class AssistantController {
   private unsubscribe: (() => void) | null = null;
   private status: AppStatus = initialStatus();
   private readonly server: ServerAccess;
+  /** The MCP servers' environment values (secrets, out of settings.json). */
+  private readonly mcpEnv: McpEnv;
   private readonly catalog: readonly ModelEntry[];
   private readonly setup: ModelSetup;
   private readonly notices: string[] = [];
@@ -82,6 +85,7 @@ export class AssistantController {
     this.dataDir = dataDir;
     const secrets = options.secrets ?? new OwnerOnlyFile(path.join(dataDir, API_KEY_FILE));
     this.server = new ServerAccess(secrets, this.store, (level, message, keep) => this.notice(level, message, keep), options.fetch);
+    this.mcpEnv = new McpEnv(options.mcpSecrets ?? new OwnerOnlyFile(path.join(dataDir, MCP_ENV_FILE), MCP_ENV_LABEL));
     this.timers = new TimerKeeper(dataDir, {
       running: () => this.pipeline?.timers() ?? null,
       changed: (timers) => this.emit({ type: 'pipeline', event: { type: 'timers', t: this.clock.now(), timers } }),
@@ -148,6 +152,7 @@ export class AssistantController {
     const { notice, foundKey } = await this.store.load();
     if (notice) this.notice('error', notice, true);
     await this.server.moveOutOfSettings(foundKey);
+    await moveEnvOutOfSettings(this.mcpEnv, this.store, (level, message, keep) => this.notice(level, message, keep));
     // Before the first load the window has not been told anything: the snapshot carries it.
     const apiKey = await this.server.status();
     const desktop = await applyDesktop(this.options.shell, this.store.current.desktop, (message) => this.notice('error', message, true));
@@ -317,7 +322,8 @@ export class AssistantController {
       case 'update-settings':
         return this.updateSettings(r.patch);
       case 'reset-settings':
-        return this.changeSettings(() => this.store.reset());
+        // No server is left to need its values.
+        return this.changeSettings(() => this.store.reset().then(async (s) => (await this.mcpEnv.keep([]).catch(() => undefined), s)));
       case 'history-sessions':
         return this.history.sessions();
       case 'history-session':
@@ -353,12 +359,15 @@ export class AssistantController {
     }
     const refused = await applyDesktopChange(this.options.shell, this.store.current.desktop, next.desktop, (desktop) => this.setStatus({ desktop }));
     if (refused) return { ok: false, error: refused };
+    // MCP servers' environment values go to their store; the file keeps their names.
+    const env = await keepPatchEnv(this.mcpEnv, rest, next.tools.mcpServers);
+    if (!env.ok) return env;
     if (key !== undefined) {
       // The key is for the server this patch sets (or the one already set).
       const stored = await this.setKey(key, false, next.llm.server.baseUrl);
       if (!stored.ok) return stored;
     }
-    return this.changeSettings(() => this.store.update(rest), key !== undefined);
+    return this.changeSettings(() => this.store.update(env.patch), key !== undefined);
   }
 
   /** Stores or removes the key; a server in use is reconnected with it. */

@@ -9,7 +9,7 @@ import { listModels, testConnection, type OpenAiLlmOptions } from '../engines/op
 import type { Responses } from '../ipc-contract';
 import type { SecretStore } from '../secrets/secret-store';
 import type { SettingsStore } from '../settings/file';
-import { withoutSecrets } from '../settings/schema';
+import { withoutApiKey } from '../settings/schema';
 import type { FoundKey } from '../settings/secrets-in-text';
 import { isUserError, messageOf } from '../errors';
 import { LLM_SERVER_ERROR } from '../engines/openai-errors';
@@ -81,7 +81,7 @@ export class ServerAccess {
     const owner = serverIdentity(apiKey !== undefined ? baseUrl : (found?.baseUrl ?? ''));
     try {
       if (key) await this.secrets.set(encodeBoundKey({ key, baseUrl: owner }));
-      if (apiKey !== undefined) await this.settings.replace(withoutSecrets(this.settings.current));
+      if (apiKey !== undefined) await this.settings.replace(withoutApiKey(this.settings.current));
       if (key) this.notice('info', `The API key found in settings.json was moved out of it: it is now ${this.secrets.protection}.`);
     } catch (err) {
       this.notice('error', messageOf(err, 'Could not move the API key out of settings.json'), true);

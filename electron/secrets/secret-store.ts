@@ -33,6 +33,18 @@ export interface Cipher {
   readonly protection: string;
 }
 
+/** What a store holds, in its errors: the API key, or the MCP servers' environment values. */
+export interface SecretLabel {
+  /** "API key", "MCP servers' environment values" (after "the stored") */
+  what: string;
+  /** What the user does when it is lost: "Enter the key again in Settings." */
+  redo: string;
+  /** When it cannot be stored: "The key was not saved." */
+  unsaved: string;
+}
+
+const API_KEY_LABEL: SecretLabel = { what: 'API key', redo: 'Enter the key again in Settings.', unsaved: 'The key was not saved.' };
+
 function errnoCode(e: unknown): string | undefined {
   return (e as { code?: string })?.code;
 }
@@ -40,14 +52,14 @@ function errnoCode(e: unknown): string | undefined {
 /** No key store is anywhere near this: a bigger file is not one (and is not read whole). */
 const MAX_SECRET_FILE_BYTES = 64 * 1024;
 
-async function readOrNull(file: string): Promise<Buffer | null> {
+async function readOrNull(file: string, label: SecretLabel): Promise<Buffer | null> {
   try {
     const s = await stat(file);
     if (s.size > MAX_SECRET_FILE_BYTES) throw new Error(`it is ${s.size} bytes, not a stored key`);
     return await readFile(file);
   } catch (e) {
     if (errnoCode(e) === 'ENOENT') return null;
-    throw new UserError(`Cannot read the stored API key (${file}): ${(e as Error).message}. Enter the key again in Settings.`, 'secret-unreadable');
+    throw new UserError(`Cannot read the stored ${label.what} (${file}): ${(e as Error).message}. ${label.redo}`, 'secret-unreadable');
   }
 }
 
@@ -55,7 +67,10 @@ async function readOrNull(file: string): Promise<Buffer | null> {
 export class OwnerOnlyFile implements SecretStore {
   readonly protection = 'kept in a file only your user account can read';
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly label: SecretLabel = API_KEY_LABEL,
+  ) {}
 
   async peek(): Promise<{ stored: boolean; for: string | null }> {
     const stored = await this.get();
@@ -63,7 +78,7 @@ export class OwnerOnlyFile implements SecretStore {
   }
 
   async get(): Promise<string | null> {
-    const data = await readOrNull(this.file);
+    const data = await readOrNull(this.file, this.label);
     const key = data?.toString('utf8').trim() ?? '';
     return key || null;
   }
@@ -84,6 +99,7 @@ export class EncryptedFile implements SecretStore {
   constructor(
     private readonly file: string,
     private readonly cipher: Cipher,
+    private readonly label: SecretLabel = API_KEY_LABEL,
   ) {}
 
   get protection(): string {
@@ -91,12 +107,12 @@ export class EncryptedFile implements SecretStore {
   }
 
   async peek(): Promise<{ stored: boolean; for: string | null }> {
-    const data = await readOrNull(this.file);
+    const data = await readOrNull(this.file, this.label);
     return data ? { stored: true, for: splitHeader(data).for } : { stored: false, for: null };
   }
 
   async get(): Promise<string | null> {
-    const data = await readOrNull(this.file);
+    const data = await readOrNull(this.file, this.label);
     if (!data) return null;
     const { for: labelled, body } = splitHeader(data);
     let text: string;
@@ -105,7 +121,7 @@ export class EncryptedFile implements SecretStore {
       ({ text, reEncrypt } = await this.cipher.decrypt(body));
     } catch (e) {
       throw new UserError(
-        `The stored API key cannot be decrypted (${(e as Error).message}); the system keyring may have changed. Enter the key again in Settings.`,
+        `The stored ${this.label.what} cannot be decrypted (${(e as Error).message}); the system keyring may have changed. ${this.label.redo}`,
         'secret-unreadable',
       );
     }
@@ -119,7 +135,7 @@ export class EncryptedFile implements SecretStore {
     if (!key?.trim()) return rm(this.file, { force: true });
     const why = await this.cipher.unavailable();
     // Never fall back to plain text silently: the user decides, by knowing why.
-    if (why) throw new UserError(`The API key cannot be stored encrypted here: ${why}. The key was not saved.`, 'secret-unavailable');
+    if (why) throw new UserError(`The ${this.label.what} cannot be stored encrypted here: ${why}. ${this.label.unsaved}`, 'secret-unavailable');
     const bound = decodeBoundKey(key.trim());
     const header = Buffer.from(`${HEADER}${bound.baseUrl === null ? '' : encodeURIComponent(bound.baseUrl)}\n`, 'utf8');
     await writeFileAtomic(this.file, Buffer.concat([header, await this.cipher.encrypt(key.trim())]), 0o600);

@@ -186,7 +186,8 @@ export class SettingsStore {
       return { settings: this.settings, notice: `${what}. It was backed up to ${backup}, but the defaults could not be saved (${(e as Error).message}); the defaults are in use.` };
     }
     const key = found?.key ? ' The API key in it was taken out of the backup.' : '';
-    return { settings: this.settings, notice: `${what}. It was kept as ${backup} and the settings were reset to the defaults.${key}`, ...(found?.key ? { foundKey: found.key } : {}) };
+    const env = found?.envTaken ? " The MCP servers' environment values in it were taken out of the backup: enter them again." : '';
+    return { settings: this.settings, notice: `${what}. It was kept as ${backup} and the settings were reset to the defaults.${key}${env}`, ...(found?.key ? { foundKey: found.key } : {}) };
   }
 
   /**

@@ -44,7 +44,8 @@ const RULES: PerSetting<Settings, Rule> = {
   models: { dir: 'reload', vad: 'reload', stt: 'reload', llm: 'reload', tts: 'reload', turn: 'reload' },
   history: { logText: 'live' },
   desktop: { shortcut: 'live', closeToTray: 'live', startAtLogin: 'live', listenChime: 'live' },
-  tools: { timeoutMs: 'live', builtIn: { notes: 'live', clipboard: 'live', open: 'live' } },
+  // Servers are started, stopped and restarted as their entries change (tools/mcp/mcp-servers.ts).
+  tools: { timeoutMs: 'live', builtIn: { notes: 'live', clipboard: 'live', open: 'live' }, mcpServers: 'live' },
 };
 
 type Rules = { readonly [key: string]: Rules | Rule };

@@ -7,6 +7,8 @@ import { UserError } from '../errors';
 import { checkShortcutSetting } from './accelerator';
 import { apiKeyProblem } from '../secrets/api-key-shape';
 import { DEFAULT_ACKNOWLEDGEMENTS } from '../pipeline/respond/acknowledgement';
+import { describe } from './describe-value';
+import { checkMcpServers, isStdioServer, type McpServerSettings } from './mcp-servers';
 
 /**
  * hands-free: always listening; push-to-talk: a key held for the turn; one-shot: an activation (the
@@ -92,8 +94,11 @@ export interface Settings {
     /** A short chime when one-shot listening starts and stops. */
     listenChime: boolean;
   };
-  /** Tools the language model may call (electron/tools/): how long one call may take, and the built-in ones on or off. */
-  tools: { timeoutMs: number; builtIn: { notes: boolean; clipboard: boolean; open: boolean } };
+  /**
+   * Tools the language model may call (electron/tools/): how long one call may take, the built-in
+   * ones on or off, and the MCP servers whose tools it may call (settings/mcp-servers.ts).
+   */
+  tools: { timeoutMs: number; builtIn: { notes: boolean; clipboard: boolean; open: boolean }; mcpServers: McpServerSettings[] };
 }
 
 /** Arrays and primitives are replaced whole; objects may be given in part. */
@@ -127,7 +132,9 @@ export interface NumericRange {
 type NumericPaths<T> = {
   [K in keyof T & string]: number extends T[K]
     ? K
-    : T[K] extends object
+    : T[K] extends readonly unknown[]
+      ? never
+      : T[K] extends object
       ? `${K}.${NumericPaths<T[K]>}`
       : never;
 }[keyof T & string];
@@ -252,7 +259,8 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
     listenChime: true,
   },
   // Ten seconds is long for a voice turn; the holding phrase covers the wait.
-  tools: { timeoutMs: 10000, builtIn: { notes: true, clipboard: true, open: true } },
+  // No MCP server until the user adds one: each is a program or a service of their choosing.
+  tools: { timeoutMs: 10000, builtIn: { notes: true, clipboard: true, open: true }, mcpServers: [] },
 });
 
 // ---------------------------------------------------------------------------
@@ -261,13 +269,14 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
 
 const LEAF = Symbol('settings-leaf');
 
-type Check = { ok: true; value: unknown } | { ok: false; message: string };
+/** `problems`: several mistakes inside one value (a list of servers), each at a path after the setting's. */
+type Check = { ok: true; value: unknown } | { ok: false; message: string } | { ok: false; problems: readonly { at: string; message: string }[] };
 interface Leaf {
   readonly [LEAF]: true;
   check(value: unknown): Check;
 }
 /** One `L` per setting, nested as in `T`: a setting without its entry (or an entry without its setting) fails to compile. */
-export type PerSetting<T, L> = { readonly [K in keyof T]-?: T[K] extends object ? PerSetting<T[K], L> : L };
+export type PerSetting<T, L> = { readonly [K in keyof T]-?: T[K] extends readonly unknown[] ? L : T[K] extends object ? PerSetting<T[K], L> : L };
 type Group = { readonly [key: string]: Group | Leaf };
 
 function leaf(check: (value: unknown) => Check): Leaf {
@@ -434,7 +443,7 @@ const SCHEMA: PerSetting<Settings, Leaf> = {
     startAtLogin: bool,
     listenChime: bool,
   },
-  tools: { timeoutMs: num('tools.timeoutMs'), builtIn: { notes: bool, clipboard: bool, open: bool } },
+  tools: { timeoutMs: num('tools.timeoutMs'), builtIn: { notes: bool, clipboard: bool, open: bool }, mcpServers: leaf(checkMcpServers) },
 };
 
 // ---------------------------------------------------------------------------
@@ -489,6 +498,7 @@ function walk(group: Group, input: Record<string, unknown>, target: Record<strin
     if (isLeaf(node)) {
       const r = node.check(value);
       if (r.ok) target[key] = r.value;
+      else if ('problems' in r) for (const p of r.problems) errors.push({ path: `${shownPath}${p.at}`, message: p.message });
       else errors.push({ path: shownPath, message: r.message });
     } else if (!isPlainObject(value)) {
       const keys = Object.keys(node).join(', ');
@@ -559,16 +569,6 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** How a bad value is shown in a message: short, and unambiguous about its type. */
-function describe(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'an object';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return typeof v;
-}
-
 function shortKey(key: string): string {
   return key.length > 60 ? `${key.slice(0, 60)}…` : key;
 }
@@ -586,9 +586,24 @@ export function freezeSettings(settings: Settings): Settings {
   return deepFreeze(structuredClone(settings));
 }
 
-/** Settings without the LLM server's API key: what the window, events, reports and logs may carry. */
-export function withoutSecrets(s: Settings): Settings {
+/** Settings without the LLM server's API key (the MCP servers' environment values untouched). */
+export function withoutApiKey(s: Settings): Settings {
   if (s.llm.server.apiKey === undefined) return s;
   const { apiKey: _key, ...server } = s.llm.server;
   return { ...s, llm: { ...s.llm, server } };
+}
+
+/** The MCP servers with every environment value "" (the names kept): as settings.json keeps them. */
+export function blankMcpEnv(servers: readonly McpServerSettings[]): McpServerSettings[] {
+  return servers.map((m) => (isStdioServer(m) && Object.values(m.env).some((v) => v !== '') ? { ...m, env: Object.fromEntries(Object.keys(m.env).map((k) => [k, ''])) } : m));
+}
+
+/**
+ * Settings without secrets, the LLM server's API key and the MCP servers' environment values (their
+ * names stay): what the window, events, reports and logs may carry.
+ */
+export function withoutSecrets(s: Settings): Settings {
+  const t = withoutApiKey(s);
+  const servers = blankMcpEnv(t.tools.mcpServers);
+  return servers.every((m, i) => m === t.tools.mcpServers[i]) ? t : { ...t, tools: { ...t.tools, mcpServers: servers } };
 }
