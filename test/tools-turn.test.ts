@@ -6,27 +6,21 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { talkMain } from '../electron/cli/talk';
 import type { TurnReport } from '../electron/pipeline/report';
-import { MODELS_DIR, SPEECH_DIR } from './engine-fixtures';
+import { SPEECH_DIR } from './engine-fixtures';
 import { tempDir } from './helpers';
+import { scriptedServer, speechOnlyModels, type ScriptedBody, type ScriptedServer } from './scripted-tools-server';
 
-type Message = { role: string; content?: string | null; tool_call_id?: string };
-type Body = { messages: Message[]; tools?: { function: { name: string } }[]; tool_choice?: string };
-
-const requests: Body[] = [];
-let server: http.Server;
-let baseUrl = '';
+let server: ScriptedServer;
 let models = '';
 
 /** Asks for `tool` with `args` until a tool result is in the conversation; then answers with that result. */
 function script(tool: string, args: Record<string, unknown>) {
-  return (body: Body): string[] => {
+  return (body: ScriptedBody): string[] => {
     const result = [...body.messages].reverse().find((m) => m.role === 'tool');
     if (result) return [JSON.stringify({ choices: [{ index: 0, delta: { content: `Done: ${String(result.content).slice(0, 60)}` }, finish_reason: 'stop' }] })];
     return [JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: tool, arguments: JSON.stringify(args) } }] }, finish_reason: 'tool_calls' }] })];
@@ -35,30 +29,16 @@ function script(tool: string, args: Record<string, unknown>) {
 let answer = script('add_note', { text: 'buy milk' });
 
 before(async () => {
-  server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      const body = JSON.parse(raw) as Body;
-      requests.push(body);
-      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-      for (const data of answer(body)) res.write(`data: ${data}\n\n`);
-      res.end('data: [DONE]\n\n');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  // The stand-in models without a language model: the server answers alone.
-  models = tempDir('lva-tools-models-');
-  for (const kind of ['vad', 'stt', 'tts-synthetic', 'turn']) await symlink(path.join(MODELS_DIR, kind), path.join(models, kind));
+  server = await scriptedServer((body) => answer(body));
+  models = await speechOnlyModels();
 });
 
-after(() => new Promise<void>((r) => server.close(() => r())));
+after(() => server.close());
 
 async function talk(extra: string[], settings: Record<string, unknown> = {}): Promise<{ code: number; turns: TurnReport[]; dir: string }> {
   const dir = tempDir('lva-tools-turn-');
   const file = path.join(dir, 'settings.json');
-  await writeFile(file, JSON.stringify({ llm: { maxTokens: 32, provider: 'openai-compatible', server: { baseUrl, model: 'm' } }, ...settings }));
+  await writeFile(file, JSON.stringify({ llm: { maxTokens: 32, provider: 'openai-compatible', server: { baseUrl: server.baseUrl, model: 'm' } }, ...settings }));
   const report = path.join(dir, 'report.json');
   const code = await talkMain(['--input', path.join(SPEECH_DIR, 'weather.wav'), '--models', models, '--settings', file, '--tail', '1', '--fast', '--quiet', '--report', report, ...extra]);
   return { code, turns: (JSON.parse(readFileSync(report, 'utf8')) as { turns: TurnReport[] }).turns, dir };
@@ -68,7 +48,7 @@ describe('a spoken turn that calls a tool (server model, real speech engines)', 
   it('add_note runs once, its result goes back to the model, the answer uses it, and the report lists the call', async () => {
     const notes = path.join(tempDir('lva-tools-notes-'), 'notes');
     await mkdir(notes);
-    const from = requests.length;
+    const from = server.requests.length;
     const { code, turns } = await talk(['--notes', notes]);
     assert.equal(code, 0);
     assert.equal(turns.length, 1);
@@ -83,7 +63,7 @@ describe('a spoken turn that calls a tool (server model, real speech engines)', 
     // Once: a prepared answer that wanted the tool ran none.
     const text = readFileSync(path.join(notes, 'notes.md'), 'utf8');
     assert.equal(text.match(/^- buy milk/gm)?.length, 1, text);
-    const mine = requests.slice(from);
+    const mine = server.requests.slice(from);
     assert.ok(mine.every((b) => b.tools?.some((x) => x.function.name === 'add_note')), 'the tools are offered');
     assert.ok(!mine.some((b) => b.tools?.some((x) => x.function.name === 'read_clipboard')), 'no clipboard tool without a clipboard');
     assert.equal(mine.filter((b) => b.messages.some((m) => m.role === 'tool')).length, 1, 'one request carried the result');
@@ -94,10 +74,10 @@ describe('a spoken turn that calls a tool (server model, real speech engines)', 
     const { turns } = await talk(['--clipboard', 'the quarterly numbers']);
     assert.equal(turns[0]!.assistantText, 'Done: the quarterly numbers');
     assert.equal(turns[0]!.tools?.[0]?.name, 'read_clipboard');
-    const from = requests.length;
+    const from = server.requests.length;
     answer = script('read_clipboard', {});
     const off = await talk(['--clipboard', 'secret'], { tools: { builtIn: { clipboard: false } } });
-    assert.ok(requests.slice(from).every((b) => b.tools === undefined), 'nothing offered when no tool is on');
+    assert.ok(server.requests.slice(from).every((b) => b.tools === undefined), 'nothing offered when no tool is on');
     // The model asked anyway: with no tools offered, that is the answer's one error.
     assert.match(off.turns[0]!.llm?.error ?? '', /asked to call a tool/);
     assert.deepEqual(off.turns[0]!.tools, []);

@@ -3,6 +3,7 @@
  * a WAV file on the same timeline, and every turn is printed and reported. Same code as the app.
  */
 import { builtInToolbox } from '../tools/built-in';
+import { loggingOpener } from '../tools/open';
 import { writeFile } from 'node:fs/promises';
 import { Mono16kFrames, WavReader, WavWriter } from '../audio/wav-stream';
 import { loadSettingsFile } from '../settings/file';
@@ -26,7 +27,7 @@ import { TalkConsole } from './talk-console';
 import { RunStop, StopRequested } from './talk-stop';
 
 const USAGE =
-  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--room IR.wav] [--cleaned CLEAN.wav] [--now HH:MM] [--tail SECONDS] [--log DIR] [--notes DIR] [--clipboard TEXT] [--fast] [--quiet]';
+  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--room IR.wav] [--cleaned CLEAN.wav] [--now HH:MM] [--tail SECONDS] [--log DIR] [--notes DIR] [--clipboard TEXT] [--open-log FILE] [--fast] [--quiet]';
 
 const HELP = `Runs the voice pipeline headless: a WAV file plays the microphone, every turn is printed.
 
@@ -49,6 +50,7 @@ Usage: ${USAGE}
   --log DIR              append every turn to a conversation history in DIR, as the app does (npm run log -- summary --dir DIR)
   --notes DIR            the notes tool's folder (notes.md), for a language model that calls tools (default: no notes tool)
   --clipboard TEXT       what the read_clipboard tool reads (talk has no clipboard; default: no clipboard tool)
+  --open-log FILE        the open tool (asks first) appends what it would open to FILE instead of opening it (default: no open tool)
   --quiet                print nothing but errors
   -h, --help             this help
 
@@ -145,6 +147,7 @@ export async function talkMain(argv: string[]): Promise<number> {
       log: { type: 'string' },
       notes: { type: 'string' },
       clipboard: { type: 'string' },
+      'open-log': { type: 'string' },
     },
     USAGE,
     HELP,
@@ -175,6 +178,8 @@ export async function talkMain(argv: string[]): Promise<number> {
   if (values.log === '') throw new UserError(`--log needs a folder. Usage: ${USAGE}`, 'usage');
   if (values.notes === '') throw new UserError(`--notes needs a folder. Usage: ${USAGE}`, 'usage');
   if (values.notes !== undefined) await prepareLogFolder(values.notes, '--notes');
+  const openLog = values['open-log'];
+  if (openLog !== undefined) await checkOutputFile('--open-log', openLog, 'opened.txt');
   const history = values.log === undefined ? null : await talkHistory(values.log, (line) => say.warn(line));
   const loaded: Settings = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Simulating the key implies push-to-talk mode; simulating activations, one-shot mode.
@@ -210,7 +215,11 @@ export async function talkMain(argv: string[]): Promise<number> {
   const cleaned = values.cleaned === undefined ? null : new WavWriter(values.cleaned, VAD_SAMPLE_RATE);
   const onCleaned = cleaned ? (w: Float32Array) => cleaned.write(w) : undefined;
   const clipboardText = values.clipboard;
-  const tools = builtInToolbox({ dataDir: values.notes ?? null, clipboard: clipboardText === undefined ? null : { readText: () => clipboardText } }, () => settings, () => clock.now());
+  const tools = builtInToolbox(
+    { dataDir: values.notes ?? null, clipboard: clipboardText === undefined ? null : { readText: () => clipboardText }, opener: openLog === undefined ? null : loggingOpener(openLog) },
+    () => settings,
+    () => clock.now(),
+  );
   const pipeline = new VoicePipeline({ ...engines, tools }, output, clock, () => settings, { timers, epochBase, ...(onCleaned ? { onCleaned } : {}) });
   pipeline.events.on((e) => {
     if (e.type === 'turn') void history?.record(e.report, settings, engines.models);

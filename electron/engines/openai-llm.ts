@@ -184,7 +184,7 @@ export class OpenAiCompatibleLlm implements LanguageModel {
     let finish: string | null;
     const body = JSON.stringify({
       model: t.model,
-      messages: [...messages.map((m) => ({ role: m.role, content: m.text })), ...roundMessages(opts.toolRounds ?? [])],
+      messages: [...messages.flatMap((m) => chatMessages(m, offered !== null)), ...roundMessages(opts.toolRounds ?? [])],
       max_tokens: opts.maxTokens,
       temperature: opts.temperature,
       stream: true,
@@ -284,6 +284,16 @@ function note(seen: Seen, choice: CompletionChoice | undefined, part: { tool_cal
   if (choice) seen.choices++;
   const call = Array.isArray(part?.tool_calls) ? (part.tool_calls[0] as { function?: { name?: unknown } } | undefined) : undefined;
   if (typeof call?.function?.name === 'string' && !seen.tool) seen.tool = call.function.name.slice(0, 64);
+}
+
+/**
+ * One history message as the server expects it: an answer that ran tools is its calls and their
+ * results, then what it said (the next turn knows what was done).
+ */
+function chatMessages(m: ChatMessage, tools: boolean): unknown[] {
+  // A request without tools (a model that refused them) gets the words only: servers reject calls then.
+  if (m.role !== 'assistant' || !m.tools?.length || !tools) return [{ role: m.role, content: m.text }];
+  return [...roundMessages(m.tools), ...(m.text ? [{ role: 'assistant', content: m.text }] : [])];
 }
 
 /** A 4xx whose message names tools ("does not support tools"): the model cannot take them. */

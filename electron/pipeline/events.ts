@@ -1,6 +1,6 @@
 import type { Clause } from '../text/clauses';
 import type { ListenCue } from '../audio/chime';
-import type { TurnReport } from './report';
+import type { PendingConfirmation, TurnReport } from './report';
 import type { TimerView } from '../timers/timer-view';
 import type { EndReason, OneShotReason, OneShotState, TurnCheck } from './vocabulary';
 
@@ -42,6 +42,8 @@ export type PipelineEvent =
   /** The user went on before hearing the answer to `turn`: it is dropped and merged into the next. */
   | { type: 'merged'; t: number; turn: number }
   | { type: 'holding-phrase'; t: number; turn: number; text: string }
+  /** The question about a tool that changes something, now open (the window shows Run and Cancel), or none open. */
+  | { type: 'confirmation'; t: number; pending: PendingConfirmation | null }
   /** A timer or alarm rang (its chime and notice are being said). */
   | { type: 'timer'; t: number; action: 'ringing'; id: string; kind: 'timer' | 'alarm'; name: string | null; text: string }
   /** The timers and alarms changed (set, cancelled, rang, stopped): `timers` is every one still pending or ringing. */

@@ -71,6 +71,25 @@ export interface Backchannel {
 }
 
 /** One tool call in a turn report. */
+/** A question the user has not answered yet, as the window shows it (the call's arguments stay here). */
+export interface PendingConfirmation {
+  id: string;
+  /** The turn whose answer asked. */
+  turn: number;
+  tool: string;
+  server: string;
+  /** What it would do, in words ("open example.com"). */
+  action: string;
+  /** The pipeline time it was asked at. */
+  askedAtMs: number;
+}
+
+export interface ConfirmationReport {
+  tool: string;
+  server: string;
+  outcome: 'asked' | 'ran' | 'declined' | 'dropped';
+}
+
 export interface ToolUseReport {
   name: string;
   server: string;
@@ -101,6 +120,12 @@ export interface TurnReport {
    * worked. `startMs` on the pipeline clock, as `timings`. Arguments and results are not kept.
    */
   tools?: ToolUseReport[];
+  /**
+   * A tool that changes something (issue 27): this answer asked the user first (`asked`), or this
+   * turn answered such a question (`ran` on a yes, `declined` on a no, `dropped` when the words were
+   * another request). Null when neither; absent in older reports. The call's arguments are not kept.
+   */
+  confirmation?: ConfirmationReport | null;
   /** No answer audio was ready within turnBudgetMs, so a short holding phrase was spoken first. */
   holdingPhrase: boolean;
   /** The user went on talking after a pause before hearing any answer: both parts are this one turn. */

@@ -113,6 +113,11 @@ export class VoicePipeline {
     this.responding.cancelTimer(id);
   }
 
+  /** The window's Run or Cancel for the open question about a tool that changes something. */
+  decideConfirmation(id: string, run: boolean): void {
+    this.responding.decideConfirmation(id, run);
+  }
+
   /** Stops what rings (the window's Stop button). */
   stopRinging(): void {
     this.responding.stopRinging();

@@ -4,7 +4,7 @@
  * said yes. Only what a browser or a document viewer takes: http(s) and mailto links, and existing
  * files that are not programs (opening a program would run it).
  */
-import { stat } from 'node:fs/promises';
+import { appendFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Tool } from './toolbox';
 
@@ -70,4 +70,10 @@ export function openTool(opener: Opener): Tool {
       return `Opened ${target.file}`;
     },
   };
+}
+
+/** `talk --open-log FILE`: what would be opened is appended to FILE, one line each; nothing is opened. */
+export function loggingOpener(file: string): Opener {
+  const note = (what: string) => appendFile(file, `${what}\n`);
+  return { openExternal: (url) => note(url), openPath: async (f) => (await note(f), '') };
 }

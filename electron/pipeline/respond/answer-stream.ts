@@ -1,6 +1,7 @@
 import type { ChatMessage, LanguageModel, LlmRoute } from '../../engines/llm-types';
-import { MAX_TOOL_ROUNDS } from '../../engines/tool-calls';
-import type { Toolbox, ToolUse } from '../../tools/toolbox';
+import type { ToolCall } from '../../engines/tool-calls';
+import { MAX_TOOL_ROUNDS, type ToolRound } from '../../engines/tool-calls';
+import type { Toolbox, ToolRequest, ToolUse } from '../../tools/toolbox';
 import type { SpeechSynthesizer } from '../../engines/tts';
 import type { Clock } from '../clock';
 import type { EventHub } from '../events';
@@ -32,10 +33,17 @@ export interface AnswerDeps {
 }
 
 /**
- * What an answer does with the model's tool calls: a committed turn runs them (each recorded); a
- * prepared answer runs none (the turn will ask again), and hears that one was wanted.
+ * What an answer does with the model's tool calls: a committed turn runs them (each recorded, each
+ * round kept for the conversation), and a call to a tool that changes something ends the answer
+ * with the question `onAsk` gives; a prepared answer runs none (the turn will ask again), and hears
+ * that one was wanted.
  */
-export type ToolHooks = { run: true; onUse: (use: ToolUse) => void } | { run: false; onWanted: () => void };
+export type ToolHooks =
+  | { run: true; onUse: (use: ToolUse) => void; onRound: (round: ToolRound) => void; onAsk: (request: ToolRequest) => string }
+  | { run: false; onWanted: () => void };
+
+/** What the model is told of a call that waits for the user's yes. */
+export const ASKED_RESULT = 'not run yet: the user was asked to confirm, and it runs only if they say yes';
 
 /** What one answer stream is written from and where its words go. */
 export interface AnswerStreamSpec {
@@ -69,27 +77,46 @@ export function answerStream(deps: AnswerDeps, spec: AnswerStreamSpec): Utteranc
       write: async (write, signal) => {
         const box = deps.tools && spec.tools && !deps.tools.empty ? deps.tools : null;
         const hooks = spec.tools;
-        await deps.llm.generate(spec.prompt(), {
-          signal,
-          maxTokens: opts.maxTokens,
-          temperature: opts.temperature,
-          onRoute: spec.onRoute,
-          ...(box && hooks
-            ? {
-                tools: box.specs,
-                maxToolRounds: MAX_TOOL_ROUNDS,
-                callTool: (call) => {
-                  if (hooks.run) return box.call(call, signal, hooks.onUse);
-                  hooks.onWanted();
-                  return Promise.resolve('error: no tool may run for this answer');
-                },
-              }
-            : {}),
-          onText: (delta) => {
-            spec.onText(delta);
-            write(delta);
-          },
-        });
+        // A question for the user ends the answer: the model writes nothing after it.
+        const asked = new AbortController();
+        const both = AbortSignal.any([signal, asked.signal]);
+        const callTool = async (call: ToolCall): Promise<string> => {
+          if (!hooks?.run || !box) {
+            if (hooks && !hooks.run) hooks.onWanted();
+            return 'error: no tool may run for this answer';
+          }
+          // Calls beside the one that asked wait too: nothing runs until the user has answered.
+          if (asked.signal.aborted) return ASKED_RESULT;
+          const request = box.request(call);
+          if (request) {
+            const question = ` ${hooks.onAsk(request)}`;
+            spec.onText(question);
+            write(question);
+            asked.abort();
+            hooks.onRound({ calls: [call], results: [{ id: call.id, content: ASKED_RESULT }] });
+            return ASKED_RESULT;
+          }
+          const result = await box.call(call, signal, hooks.onUse);
+          hooks.onRound({ calls: [call], results: [{ id: call.id, content: result }] });
+          return result;
+        };
+        try {
+          await deps.llm.generate(spec.prompt(), {
+            signal: both,
+            maxTokens: opts.maxTokens,
+            temperature: opts.temperature,
+            onRoute: spec.onRoute,
+            ...(box && hooks ? { tools: box.specs, maxToolRounds: MAX_TOOL_ROUNDS, callTool } : {}),
+            onText: (delta) => {
+              if (both.aborted) return;
+              spec.onText(delta);
+              write(delta);
+            },
+          });
+        } catch (e) {
+          // Stopped for the question: not a failure of the model.
+          if (!(asked.signal.aborted && !signal.aborted)) throw e;
+        }
       },
     },
     {

@@ -7,6 +7,7 @@ import { PlayingSink } from '../speak/utterance-sink';
 import type { EndedTurn } from '../turns/turn-events';
 import type { AssistantPhase, StartedBy } from '../vocabulary';
 import type { AnswerDeps } from './answer-stream';
+import type { ToolConfirmations } from './confirmation';
 import { Draft } from './draft';
 import { HoldingPhrases } from './holding-phrase';
 import { Reply } from './reply';
@@ -34,6 +35,8 @@ export interface AnswersDeps extends Omit<AnswerDeps, 'before'> {
   command: (text: string, endOfTurnMs: number) => LocalAnswer | null;
   /** Says a short line on the assistant's own account, after what is queued. */
   say: (text: string) => void;
+  /** The question about a tool that changes something, answered by the next turn. */
+  confirmations: ToolConfirmations;
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { ChatMessage } from '../../engines/llm-types';
+import type { ToolRound } from '../../engines/tool-calls';
 
 /** What the user heard of the answer to one turn. */
 export type Settlement =
   /** All of it: kept as the model wrote it, so the next prompt starts with the tokens already evaluated. */
-  | { type: 'whole'; text: string }
+  | { type: 'whole'; text: string; tools?: readonly ToolRound[] }
   /** Cut off by the user: the heard part, marked "…" so the model knows it was interrupted. */
-  | { type: 'interrupted'; heard: string }
+  | { type: 'interrupted'; heard: string; tools?: readonly ToolRound[] }
   /** None of it (the user went on talking first): the exchange leaves history. */
   | { type: 'dropped' };
 
@@ -14,6 +15,8 @@ interface Exchange {
   user: string;
   /** Null until the turn is settled. */
   answer: string | null;
+  /** The tool calls the answer ran, with their results: the next turn knows what was done. */
+  tools?: readonly ToolRound[];
 }
 
 /** A few tokens of chat-template framing per message. */
@@ -65,7 +68,11 @@ export class Conversation {
     const i = this.exchanges.findIndex((e) => e.turn === turn);
     if (i < 0) return; // trimmed away or reset since
     if (s.type === 'dropped') this.exchanges.splice(i, 1);
-    else this.exchanges[i]!.answer = s.type === 'whole' ? s.text : `${s.heard}…`;
+    else {
+      const e = this.exchanges[i]!;
+      e.answer = s.type === 'whole' ? s.text : `${s.heard}…`;
+      if (s.tools?.length) e.tools = s.tools;
+    }
     this.edits++;
   }
 
@@ -74,7 +81,7 @@ export class Conversation {
     const out: ChatMessage[] = [{ role: 'system', text: this.nowLine ? `${this.prompt}\n\n${this.nowLine}` : this.prompt }];
     for (const e of this.exchanges) {
       out.push({ role: 'user', text: e.user });
-      if (e.answer !== null) out.push({ role: 'assistant', text: e.answer });
+      if (e.answer !== null) out.push({ role: 'assistant', text: e.answer, ...(e.tools ? { tools: e.tools } : {}) });
     }
     return out;
   }
@@ -87,7 +94,8 @@ export class Conversation {
    */
   trim(contextSize: number, countTokens: (text: string) => number): void {
     const size = (text: string) => countTokens(text) + FRAMING_TOKENS;
-    const sizes = this.exchanges.map((e) => size(e.user) + (e.answer === null ? 0 : size(e.answer)));
+    const rounds = (e: Exchange) => (e.tools ?? []).reduce((n, r) => n + r.calls.reduce((m, c) => m + size(c.name + c.arguments), 0) + r.results.reduce((m, x) => m + size(x.content), 0), 0);
+    const sizes = this.exchanges.map((e) => size(e.user) + (e.answer === null ? 0 : size(e.answer)) + rounds(e));
     let total = size(this.prompt) + sizes.reduce((a, b) => a + b, 0);
     if (total <= contextSize / 2) return;
     let cut = 0;

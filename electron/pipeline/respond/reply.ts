@@ -9,6 +9,9 @@ import { Utterance } from '../speak/utterance';
 import type { Transcript } from '../vocabulary';
 import { answerStream, voiceOf, type AnswerDeps } from './answer-stream';
 import type { LocalAnswer } from '../skills/local-commands';
+import type { ToolRound } from '../../engines/tool-calls';
+import type { ToolConfirmations } from './confirmation';
+import type { ToolRequest } from '../../tools/toolbox';
 
 export interface ReplyDeps extends AnswerDeps {
   /** Where the answer's audio goes. */
@@ -25,6 +28,8 @@ export interface ReplyDeps extends AnswerDeps {
   command?: (text: string, endOfTurnMs: number) => LocalAnswer | null;
   /** Says a short line on the assistant's own account (a failed answer's reason), after the answer. */
   say?: (text: string) => void;
+  /** The question about a tool that changes something, open until the user's next turn answers it. */
+  confirmations?: ToolConfirmations;
 }
 
 /**
@@ -41,6 +46,10 @@ export class Reply {
   /** Why the language model failed this turn, to be said once what it wrote has been spoken. */
   private failure: Error | null = null;
   private running = true;
+  /** The rounds of tool calls this answer ran, for the conversation. */
+  private readonly rounds: ToolRound[] = [];
+  /** Stops a confirmed tool run by this reply (the answer's own utterance stops the model's). */
+  private readonly abort = new AbortController();
   /** Resolves when nothing more will be produced (audio may still be playing). */
   readonly done: Promise<void>;
 
@@ -88,7 +97,8 @@ export class Reply {
     const r = this.record;
     const heard = this.utterance?.heardText ?? '';
     // The whole answer as the model wrote it (not trimmed): the next prompt then starts with the tokens it already evaluated.
-    return r.discarded ? { type: 'dropped' } : r.interrupted ? { type: 'interrupted', heard } : { type: 'whole', text: this.utterance?.text ?? '' };
+    const tools = this.rounds.length > 0 ? { tools: [...this.rounds] } : {};
+    return r.discarded ? { type: 'dropped' } : r.interrupted ? { type: 'interrupted', heard, ...tools } : { type: 'whole', text: this.utterance?.text ?? '', ...tools };
   }
 
   private now(): number {
@@ -110,6 +120,19 @@ export class Reply {
     if (!text || this.stopped) {
       draft?.drop();
       return;
+    }
+    const answered = this.deps.confirmations?.answer(text, r.index) ?? null;
+    if (answered) {
+      events.emit({ type: 'confirmation', t: this.now(), pending: null });
+      if (answered.words !== 'other') {
+        draft?.drop();
+        r.prepared = 'none';
+        r.preparedAtMs = null;
+        await this.confirmed(text, answered.words === 'yes', answered.request);
+        return;
+      }
+      // Something else: the question lapses and the words are a request of their own.
+      r.confirmation = { tool: answered.request.call.name, server: answered.request.server, outcome: 'dropped' };
     }
     const local = this.deps.command?.(text, r.endOfTurnMs) ?? null;
     if (local) {
@@ -164,7 +187,17 @@ export class Reply {
       onRoute: (route) => this.routed(route),
       onError: (e) => this.failed(e),
       announce: { events, turn: r.index },
-      tools: { run: true, onUse: (use) => r.tools.push(use) },
+      tools: {
+        run: true,
+        onUse: (use) => r.tools.push(use),
+        onRound: (round) => this.rounds.push(round),
+        onAsk: (request) => {
+          const asked = this.deps.confirmations!.ask(request, r.index, this.now());
+          r.confirmation = { tool: request.call.name, server: request.server, outcome: 'asked' };
+          events.emit({ type: 'confirmation', t: this.now(), pending: asked.pending });
+          return asked.question;
+        },
+      },
     });
     this.utterance = answer;
     r.answer = answer;
@@ -200,6 +233,33 @@ export class Reply {
     this.deps.say?.(troubleLine(this.failure, (this.utterance?.text ?? '').trim() !== ''));
   }
 
+  /**
+   * The user answered the question about a tool: a yes runs it (recorded like any call), a no does
+   * not; either way a short line says what happened, and the exchange goes into history with the
+   * call so the model knows.
+   */
+  private async confirmed(text: string, yes: boolean, request: ToolRequest): Promise<void> {
+    const r = this.record;
+    const tool = { tool: request.call.name, server: request.server };
+    this.deps.conversation.append(r.index, text);
+    r.generated = true;
+    if (!yes || !this.deps.tools) {
+      r.confirmation = { ...tool, outcome: 'declined' };
+      await this.sayLocally("Okay, I won't.");
+      return;
+    }
+    const call = { ...request.call, id: `${request.call.id}-confirmed` };
+    let failed: string | null = null;
+    const result = await this.deps.tools.call(call, this.abort.signal, (use) => {
+      r.tools.push(use);
+      failed = use.ok ? null : use.error;
+    }, true);
+    this.rounds.push({ calls: [call], results: [{ id: call.id, content: result }] });
+    r.confirmation = { ...tool, outcome: 'ran' };
+    if (this.stopped) return;
+    await this.sayLocally(failed ? `That did not work: ${String(failed).replace(/\.$/, '')}.` : 'Done.');
+  }
+
   /** A command's answer: a fixed text through the same voice, sink and events as any answer. */
   private async sayLocally(text: string): Promise<void> {
     const { events } = this.deps;
@@ -226,6 +286,7 @@ export class Reply {
    */
   cancel(playedTo: number, atMs: number): string {
     this.stopped = true;
+    this.abort.abort();
     this.record.interrupted = true;
     const heard = this.utterance?.cancel(playedTo) ?? '';
     this.deps.events.emit({ type: 'interrupted', t: atMs, turn: this.turn, heardText: heard });
@@ -235,6 +296,7 @@ export class Reply {
   /** The user went on before hearing any of it: stop everything and forget the answer. */
   discard(): void {
     this.stopped = true;
+    this.abort.abort();
     this.record.discarded = true;
     this.utterance?.discard();
   }

@@ -4,7 +4,7 @@ import type { SpeechSynthesizer } from '../../engines/tts';
 import { isShortCommand } from '../../commands/match';
 import type { TimerView } from '../../timers/timer-view';
 import type { PipelineContext } from '../context';
-import { round, type EchoReport, type TurnReport } from '../report';
+import { type EchoReport, type TurnReport } from '../report';
 import { answerLocally, type CommandHost } from '../skills/local-commands';
 import { Notices } from '../skills/notices';
 import { PipelineTimers, type TimerOptions } from '../skills/timers';
@@ -14,13 +14,12 @@ import type { AssistantPhase } from '../vocabulary';
 import { Answers } from './answers';
 import { parseAcknowledgements, judgeWords, type WordsVerdict } from './acknowledgement';
 import { BargeInPolicy, type BargeInDecision } from './barge-in';
+import { applyDecisions, interruptAnswers, type PlaybackParts } from './playback-decisions';
 import { Conversation } from './conversation';
+import { ToolConfirmations } from './confirmation';
 import type { Reply } from './reply';
 import { turnReport } from './turn-record';
 import { WakeGate } from './wake-gate';
-
-/** The answer's volume while speech over it is judged: about 12 dB down, still plainly there. */
-const DUCK_GAIN = 0.25;
 
 /** What responding needs to know of the user's side. */
 export interface UserTurnState {
@@ -68,6 +67,9 @@ export class Responding {
   private ackList: { setting: string; phrases: string[][] } | null = null;
   /** Which ended turns are requests (wake-phrase mode). */
   private readonly wake: WakeGate;
+  /** The question about a tool that changes something, open until the next turn or silence. */
+  private readonly confirmations = new ToolConfirmations();
+  private readonly tools: Toolbox | null;
 
   constructor(
     private readonly ctx: PipelineContext,
@@ -77,6 +79,7 @@ export class Responding {
     const { clock, events, output, settings } = ctx;
     const tts = serialSynthesizer(engines.tts);
     this.bargeIn = options.bargeIn;
+    this.tools = engines.tools ?? null;
     this.conversation = new Conversation(settings().llm.systemPrompt);
     this.timers = new PipelineTimers(options.timers, clock, events);
     const timers = this.timers;
@@ -101,6 +104,7 @@ export class Responding {
       },
       command: (text, endOfTurnMs) => answerLocally(text, endOfTurnMs, this.commands),
       say: (text) => this.notices.say(text, clock.now()),
+      confirmations: this.confirmations,
     });
     this.wake = new WakeGate(ctx, (turn) => {
       this.refreshNow();
@@ -274,55 +278,11 @@ export class Responding {
 
   /** `speechStartMs`: where the speech (or key press) that led to these decisions began. */
   private apply(decisions: BargeInDecision[], speechStartMs: number | null = null): void {
-    const { output, events } = this.ctx;
-    for (const d of decisions) {
-      switch (d.type) {
-        case 'pause':
-          if (d.restoreVolume) output.duck(d.atMs, 1);
-          output.pause(d.atMs);
-          events.emit({ type: 'playback', t: d.atMs, action: 'paused' });
-          break;
-        case 'resume':
-          output.resume(d.atMs);
-          events.emit({ type: 'playback', t: d.atMs, action: 'resumed' });
-          break;
-        case 'interrupt':
-          this.interrupt(d.atMs, d.pausedAtMs, d.speechStartMs ?? speechStartMs);
-          break;
-        case 'duck':
-          output.duck(d.atMs, DUCK_GAIN);
-          events.emit({ type: 'playback', t: d.atMs, action: 'ducked' });
-          break;
-        case 'unduck':
-          output.duck(d.atMs, 1);
-          events.emit({ type: 'playback', t: d.atMs, action: 'restored' });
-          break;
-        case 'backchannel': {
-          const turn = this.answers.noteBackchannel({ atMs: round(d.speechStartMs), text: d.text }, output.position(d.speechStartMs));
-          events.emit({ type: 'backchannel', t: d.atMs, turn, atMs: round(d.speechStartMs), text: d.text, speechTurn: d.speechTurn });
-          break;
-        }
-        case 'continue-turn':
-          this.answers.dropDraft(false);
-          output.stop(d.atMs);
-          this.answers.continueTurn(d.atMs);
-          break;
-      }
-    }
+    applyDecisions(decisions, speechStartMs, this.playback());
   }
 
-  /**
-   * The user spoke over an answer: playback stops (it already paused at `pausedAtMs` if the policy
-   * held it), the answer is cancelled, and history keeps what was heard.
-   */
-  private interrupt(atMs: number, pausedAtMs: number, speechStartMs: number | null): void {
-    const { output } = this.ctx;
-    this.answers.dropDraft(false);
-    const playedTo = output.position(atMs);
-    const stoppedMs = output.paused ? pausedAtMs : atMs;
-    output.stop(atMs);
-    this.notices.cancel(playedTo);
-    this.answers.interrupt(playedTo, stoppedMs, { detectedMs: round(atMs), playbackStoppedMs: round(stoppedMs), speechStartMs: speechStartMs === null ? null : round(speechStartMs) });
+  private playback(): PlaybackParts {
+    return { output: this.ctx.output, events: this.ctx.events, answers: this.answers, notices: this.notices };
   }
 
   /**
@@ -355,11 +315,21 @@ export class Responding {
     this.notices.tick(now, gap);
     // Fired, rung out or stopped: the app stores the change and the window shows it.
     this.timers.watch(now);
+    if (this.confirmations.expire(now, user.hasCandidate || this.answers.any)) this.ctx.events.emit({ type: 'confirmation', t: now, pending: null });
+  }
+
+  /** The window's Run or Cancel for the open question `id`: a run is said like a yes would be. */
+  decideConfirmation(id: string, run: boolean): void {
+    const request = this.confirmations.decide(id, run);
+    const { clock, events } = this.ctx;
+    if (!this.confirmations.pending) events.emit({ type: 'confirmation', t: clock.now(), pending: null });
+    if (!request || !this.tools) return;
+    void this.tools.call(request.call, undefined, () => undefined, true).then((result) => this.notices.say(result.startsWith('error: ') ? `That did not work: ${result.slice(7)}.` : 'Done.', clock.now()));
   }
 
   /** The earliest pipeline time at which a timeout falls due, or null when none is pending. */
   nextWakeMs(): number | null {
-    const due = [this.answers.nextHoldingMs(this.ctx.settings().turnBudgetMs), this.bargeIn.resumeAtMs, this.notices.nextWakeMs(this.ctx.clock.now()), this.wake.untilMs].filter((t): t is number => t !== null);
+    const due = [this.answers.nextHoldingMs(this.ctx.settings().turnBudgetMs), this.bargeIn.resumeAtMs, this.notices.nextWakeMs(this.ctx.clock.now()), this.wake.untilMs, this.confirmations.expiresAtMs].filter((t): t is number => t !== null);
     return due.length > 0 ? Math.min(...due) : null;
   }
 
@@ -385,7 +355,7 @@ export class Responding {
    */
   stopSpeaking(now: number): void {
     this.bargeIn.reset();
-    if (this.answers.anyUnstopped) this.interrupt(now, now, null);
+    if (this.answers.anyUnstopped) interruptAnswers(now, now, null, this.playback());
   }
 
   /** Forgets the conversation once any answer has stopped: the history is cleared (system prompt kept). */
@@ -393,6 +363,7 @@ export class Responding {
     this.answers.forget();
     await this.drain();
     this.conversation.reset();
+    if (this.confirmations.clear()) this.ctx.events.emit({ type: 'confirmation', t: this.ctx.clock.now(), pending: null });
   }
 
   /** Resolves when every reply has been produced (audio may still be scheduled to play). */

@@ -1,6 +1,6 @@
 import type { LlmRoute } from '../../engines/llm-types';
 import type { AudioOutput } from '../speak/output';
-import { latencyOf, round, type Backchannel, type BargeInTimes, type EchoReport, type TurnReport, type TurnTimings } from '../report';
+import { latencyOf, round, type Backchannel, type BargeInTimes, type ConfirmationReport, type EchoReport, type TurnReport, type TurnTimings } from '../report';
 import { timelineOf } from '../../report/turn-figures';
 import type { UtteranceTimes } from '../speak/utterance';
 import type { ToolUse } from '../../tools/toolbox';
@@ -48,6 +48,8 @@ export interface TurnRecord {
   backchannels: Backchannel[];
   /** The tool calls the answer ran, in order. */
   tools: ToolUse[];
+  /** A tool that changes something: this answer asked the user, or this turn answered the question. */
+  confirmation: ConfirmationReport | null;
   holdingPhrase: boolean;
   /** The local command the words matched, answered without the language model; null when none did. */
   command: { name: string; slots: Record<string, string | number | boolean | null> } | null;
@@ -78,6 +80,7 @@ export function newTurnRecord(ended: Pick<TurnRecord, 'index' | 'speechStartMs' 
     bargeIn: null,
     backchannels: [],
     tools: [],
+    confirmation: null,
     holdingPhrase: false,
     prepared: 'none',
     preparedAtMs: null,
@@ -120,6 +123,7 @@ export function turnReport(r: TurnRecord, output: AudioOutput, echoOver?: (fromM
     bargeIn: r.bargeIn,
     backchannels: r.backchannels.map((b) => ({ ...b })),
     tools: r.tools.map((u) => ({ name: u.name, server: u.server, ms: u.ms, ok: u.ok, error: u.error, startMs: round(u.startMs) })),
+    confirmation: r.confirmation ? { ...r.confirmation } : null,
     holdingPhrase: r.holdingPhrase,
     mergedContinuation: r.mergedContinuation,
     inputGainDb: r.inputGainDb,
