@@ -5,6 +5,7 @@
  * the bridge can all import it without pulling in Node code.
  */
 import type { AssistantState, PipelineEvent } from './pipeline/events';
+import type { PendingConfirmation } from './pipeline/report';
 import type { TimerView } from './timers/timer-view';
 import type { LlmInfo } from './engines/llm-types';
 import type { ModelKind } from '../native-models/types';
@@ -74,6 +75,8 @@ export type Command =
   | { type: 'cancel-timer'; id: string }
   /** The Timers panel's Stop: silences whatever rings. */
   | { type: 'stop-ringing' }
+  /** The window's Run or Cancel for the open question about a tool that changes something (an old id: nothing happens). */
+  | { type: 'confirm-tool'; id: string; run: boolean }
   /** One-shot mode: listen for one turn (the Talk button, the global shortcut, the tray); over an answer, stop it first. */
   | { type: 'activate' }
   /** The microphone opened: what the browser applied to it (echo cancellation, gain, rate...), as its track reports. */
@@ -152,6 +155,8 @@ export interface AppStatus {
   microphone: MicrophoneSettings | null;
   /** The app's microphone watchdog: why no sound has come from the microphone for seconds, or null. */
   microphoneProblem: string | null;
+  /** The assistant asked before running a tool that changes something and waits for a yes (Run and Cancel in the window); null: no question open. */
+  confirmation: PendingConfirmation | null;
   /** Why the assistant is not available, and what to do about it. */
   error: string | null;
 }
@@ -284,6 +289,12 @@ export function parseCommand(v: unknown): Parsed<Command> {
       return typeof v.id === 'string' && v.id.length > 0 && v.id.length <= MAX_TIMER_ID_LENGTH
         ? { ok: true, value: { type: v.type, id: v.id } }
         : bad(`"id" must be a timer id (a string of 1 to ${MAX_TIMER_ID_LENGTH} characters)`);
+    }
+    case 'confirm-tool': {
+      const extra = onlyKeys(v, ['type', 'id', 'run'], 'confirm-tool');
+      if (extra) return bad(extra);
+      if (typeof v.run !== 'boolean') return bad('"run" must be true (Run) or false (Cancel)');
+      return typeof v.id === 'string' && /^confirm-\d{1,12}$/.test(v.id) ? { ok: true, value: { type: v.type, id: v.id, run: v.run } } : bad('"id" must be the open question\'s id (confirm-N)');
     }
     case 'microphone-settings': {
       const extra = onlyKeys(v, ['type', 'settings'], 'microphone-settings');

@@ -11,6 +11,7 @@ import { Notices } from './components/Notices';
 import { SettingsPanel } from './components/SettingsPanel';
 import { StatusBar } from './components/StatusBar';
 import { Timers } from './components/Timers';
+import { ToolConfirmation } from './components/ToolConfirmation';
 import { useUi } from './store';
 
 const TABS = [
@@ -83,6 +84,7 @@ function Conversations() {
     <main className="layout">
       <div className="left">
         <Conversation />
+        <ToolConfirmation />
         <Controls />
         <Timers />
       </div>

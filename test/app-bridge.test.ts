@@ -26,6 +26,8 @@ describe('the IPC contract validates what the renderer sends', () => {
       { type: 'playback-progress', position: 1234.5 },
       { type: 'cancel-timer', id: 't3' },
       { type: 'stop-ringing' },
+      { type: 'confirm-tool', id: 'confirm-3', run: true },
+      { type: 'confirm-tool', id: 'confirm-3', run: false },
     ]) assert.deepEqual(parseCommand(c), { ok: true, value: c });
     for (const r of [{ type: 'get-snapshot' }, { type: 'reset-settings' }, { type: 'update-settings', patch: { mode: 'push-to-talk' } }]) {
       assert.deepEqual(parseRequest(r), { ok: true, value: r });
@@ -49,6 +51,9 @@ describe('the IPC contract validates what the renderer sends', () => {
       [{ type: 'cancel-timer', id: 'x'.repeat(65) }, /"id" must be a timer id \(a string of 1 to 64 characters\)/],
       [{ type: 'cancel-timer', id: 't1', all: true }, /unknown field\(s\) "all"/],
       [{ type: 'stop-ringing', id: 't1' }, /unknown field\(s\) "id"/],
+      [{ type: 'confirm-tool', id: 'confirm-3' }, /"run" must be true \(Run\) or false \(Cancel\)/],
+      [{ type: 'confirm-tool', id: 'rm -rf', run: true }, /"id" must be the open question's id/],
+      [{ type: 'confirm-tool', id: 'confirm-1', run: true, args: '{}' }, /unknown field\(s\) "args"/],
     ];
     for (const [input, message] of bad) {
       const r = parseCommand(input);

@@ -33,6 +33,7 @@ function status(patch: Partial<AppStatus>): AppEvent {
     apiKey: { stored: false, protection: '', for: null },
     microphone: null,
     microphoneProblem: null,
+    confirmation: null,
     error: null,
   };
   return { type: 'status', status: { ...base, ...patch } };

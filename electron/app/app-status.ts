@@ -22,6 +22,7 @@ export function initialStatus(): AppStatus {
     desktop: { shell: false, shortcut: '', shortcutError: null },
     microphone: null,
     microphoneProblem: null,
+    confirmation: null,
     error: null,
   };
 }

@@ -208,6 +208,7 @@ export class AssistantController {
       if (event.type === 'timer') this.timers.save();
       if (event.type === 'timers') this.timers.told(event.timers);
       if (event.type === 'state') this.assistantState = event.state;
+      if (event.type === 'confirmation') this.setStatus({ confirmation: event.pending });
       if (event.type === 'turn') void this.history.record(event.report, this.store.current, engines.models, this.status.microphone);
       this.emit({ type: 'pipeline', event });
     });
@@ -289,6 +290,9 @@ export class AssistantController {
         // An activation is a request to talk: a muted microphone is turned back on for it.
         if (!this.status.listening) this.setStatus({ listening: true });
         p?.activate();
+        break;
+      case 'confirm-tool':
+        p?.decideConfirmation(c.id, c.run);
         break;
       case 'stop-ringing':
         if (p) p.stopRinging();
