@@ -171,6 +171,14 @@ describe('a log cut off mid-line (a crash)', () => {
 const CONTEXT = { app: '0.1.0', settingsHash: '0123456789ab', models: { llm: 'x@12345678' }, texts: true };
 
 describe('the session log', () => {
+  it("a tool call's arguments and result are logged only with texts on", () => {
+    const tools = [{ name: 'add_note', server: 'built-in', ms: 3, ok: true, error: null, startMs: 10, arguments: '{"text":"buy milk"}', result: 'Noted: buy milk' }];
+    const at = { ...CONTEXT, session: '2026-01-01T00-00-00Z-0000', at: new Date().toISOString() };
+    const logged = (texts: boolean) => (JSON.parse(formatLogLine(sampleReport({ tools }), { ...at, texts })) as { report: { tools: Record<string, unknown>[] } }).report.tools[0]!;
+    assert.deepEqual(logged(true), tools[0]);
+    assert.deepEqual(logged(false), { name: 'add_note', server: 'built-in', ms: 3, ok: true, error: null, startMs: 10 });
+  });
+
   it('rotates by size, deletes the oldest files past the total cap, and Clear deletes every file', async () => {
     const dir = tempDir('lva-history-rotate-');
     const lineBytes = Buffer.byteLength(`${formatLogLine(sampleReport({ index: 0 }), { ...CONTEXT, session: '2026-01-01T00-00-00Z-0000', at: new Date().toISOString() })}\n`);

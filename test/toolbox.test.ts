@@ -31,6 +31,19 @@ describe('the toolbox', () => {
     assert.ok(big.length < MAX_RESULT_CHARS + 20 && big.endsWith('(cut)'));
   });
 
+  it('keeps a call\'s arguments and result (their first 200 characters) only when texts are logged', async () => {
+    let keepText = false;
+    const uses: ToolUse[] = [];
+    const box = new Toolbox([tool('echo', async (a) => String(a.word))], () => ({ timeoutMs: 1000, keepText }));
+    await box.call(call('echo', '{"word":"hi"}'), undefined, (u) => uses.push(u));
+    keepText = true;
+    const long = 'w'.repeat(300);
+    await box.call(call('echo', JSON.stringify({ word: long })), undefined, (u) => uses.push(u));
+    assert.equal('arguments' in uses[0]! || 'result' in uses[0]!, false);
+    assert.equal(uses[1]!.arguments, `{"word":"${'w'.repeat(191)}`);
+    assert.equal(uses[1]!.result, 'w'.repeat(200));
+  });
+
   it('a tool past tools.timeoutMs is abandoned with its signal aborted; one that ignores the signal does not hold the turn', async () => {
     let sawAbort = false;
     const uses: ToolUse[] = [];

@@ -123,7 +123,11 @@ export interface SkippedLine {
 
 /** The turn as one log line, without its newline. The words are blanked when texts are off. */
 export function formatLogLine(report: TurnReport, context: TurnContext): string {
-  const kept = context.texts ? report : { ...report, userText: '', assistantText: '', heardText: '', backchannels: report.backchannels.map((b) => ({ ...b, text: '' })) };
+  // A call's arguments and result are words too (the report has them only with texts on; never logged otherwise).
+  const tools = report.tools?.map(({ arguments: _a, result: _r, ...u }) => u);
+  const kept = context.texts
+    ? report
+    : { ...report, userText: '', assistantText: '', heardText: '', backchannels: report.backchannels.map((b) => ({ ...b, text: '' })), ...(tools ? { tools } : {}) };
   const turn: LoggedTurn = {
     v: 1,
     session: context.session,

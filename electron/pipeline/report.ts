@@ -97,6 +97,9 @@ export interface ToolUseReport {
   ok: boolean;
   error: string | null;
   startMs: number;
+  /** Only with history.logText on: the call's arguments and its result, each cut at 200 characters. */
+  arguments?: string;
+  result?: string;
 }
 
 export interface TurnReport {

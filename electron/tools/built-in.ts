@@ -24,5 +24,5 @@ export function builtInToolbox(sources: BuiltInSources, settings: () => Settings
   if (sources.dataDir) tools.push(...noteTools(new NotesFile(path.join(sources.dataDir, 'notes.md'))).map((t) => ({ ...t, enabled: () => settings().tools.builtIn.notes })));
   if (sources.clipboard) tools.push({ ...clipboardTool(sources.clipboard), enabled: () => settings().tools.builtIn.clipboard });
   if (sources.opener) tools.push({ ...openTool(sources.opener), enabled: () => settings().tools.builtIn.open });
-  return new Toolbox(tools, () => settings().tools, now);
+  return new Toolbox(tools, () => ({ timeoutMs: settings().tools.timeoutMs, keepText: settings().history.logText }), now);
 }

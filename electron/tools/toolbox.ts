@@ -34,6 +34,9 @@ export interface ToolRequest {
   action: string;
 }
 
+/** What a report keeps of a call's arguments and result when texts are logged. */
+export const KEPT_TEXT_CHARS = 200;
+
 /** A result the model reads: never longer than this (a tool that returns a book is cut). */
 export const MAX_RESULT_CHARS = 8000;
 
@@ -42,7 +45,8 @@ export class Toolbox {
 
   constructor(
     tools: readonly Tool[] | (() => readonly Tool[]),
-    private readonly options: () => { timeoutMs: number },
+    /** `keepText`: the report keeps each call's arguments and result, cut at 200 characters (history.logText). */
+    private readonly options: () => { timeoutMs: number; keepText?: boolean },
     private readonly now: () => number = () => performance.now(),
   ) {
     // A list that changes (an MCP server's tools come and go) is read afresh on every use.
@@ -83,7 +87,8 @@ export class Toolbox {
     const startMs = this.now();
     const tool = this.offered().find((t) => t.spec.name === call.name);
     const done = (ok: boolean, result: string, error: string | null): string => {
-      record({ name: call.name, server: tool?.server ?? 'unknown', ms: Math.round((this.now() - startMs) * 10) / 10, ok, error, startMs });
+      const text = this.options().keepText ? { arguments: call.arguments.slice(0, KEPT_TEXT_CHARS), result: result.slice(0, KEPT_TEXT_CHARS) } : {};
+      record({ name: call.name, server: tool?.server ?? 'unknown', ms: Math.round((this.now() - startMs) * 10) / 10, ok, error, startMs, ...text });
       return result.length > MAX_RESULT_CHARS ? `${result.slice(0, MAX_RESULT_CHARS)}… (cut)` : result;
     };
     if (!tool) return done(false, `error: there is no tool named ${call.name}`, 'no such tool');

@@ -122,7 +122,7 @@ export function turnReport(r: TurnRecord, output: AudioOutput, echoOver?: (fromM
     endReason: r.endReason,
     bargeIn: r.bargeIn,
     backchannels: r.backchannels.map((b) => ({ ...b })),
-    tools: r.tools.map((u) => ({ name: u.name, server: u.server, ms: u.ms, ok: u.ok, error: u.error, startMs: round(u.startMs) })),
+    tools: r.tools.map((u) => ({ ...u, startMs: round(u.startMs) })),
     confirmation: r.confirmation ? { ...r.confirmation } : null,
     holdingPhrase: r.holdingPhrase,
     mergedContinuation: r.mergedContinuation,
