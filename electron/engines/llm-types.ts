@@ -39,10 +39,10 @@ export interface GenerateOptions {
   /** Which model answers, once that is settled (a server with a local fallback says; see llm-fallback.ts). */
   onRoute?: (route: LlmRoute) => void;
   /**
-   * Tools the model may ask for (the server engine only so far; the local engine answers without
-   * them). With `callTool`, the engine runs the calls through it and goes on writing the answer with
-   * their results, up to `maxToolRounds` rounds; without, a request for tools ends the answer with
-   * `toolCalls`.
+   * Tools the model may ask for: the server's `tools`, the local model's node-llama-cpp functions
+   * (none when its chat format has no call syntax). With `callTool`, the engine runs the calls
+   * through it and goes on writing the answer with their results, up to `maxToolRounds` rounds;
+   * without, a request for tools ends the answer with `toolCalls`.
    */
   tools?: readonly ToolSpec[];
   /** Runs one call; its result is text for the model (a failure is said in it, not thrown). */
@@ -55,7 +55,11 @@ export interface GenerateOptions {
 
 export interface GenerateResult {
   text: string;
-  /** node-llama-cpp's reason: 'eogToken', 'maxTokens', 'abort'...; 'toolCalls' when the model asked for tools. */
+  /**
+   * node-llama-cpp's reason: 'eogToken', 'maxTokens', 'abort'...; 'toolCalls' when the model asked
+   * for tools; 'toolRounds' when it called again after the last round; 'toolCallFailed' when the
+   * local model wrote a call that could not be used (a notice for the user ends the text).
+   */
   stopReason: string;
   /** The calls the model asked for (only when tools were offered), whole and checked. */
   toolCalls?: ToolCall[];

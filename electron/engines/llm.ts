@@ -1,8 +1,10 @@
 import os from 'node:os';
-import { getLlama, LlamaChatSession, LlamaLogLevel, type Llama, type LlamaContext, type LlamaModel, type ChatHistoryItem } from 'node-llama-cpp';
+import { getLlama, LlamaChat, LlamaChatSession, LlamaLogLevel, type ChatHistoryItem, type ChatWrapper, type Llama, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
 import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
+import { answerWithFunctions, callPrefixes, functionCallItems, roomFor, toFunctions } from './llm-functions';
 import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmBackend, LlmInfo } from './llm-types';
+import type { ToolSpec } from './tool-calls';
 // TEMPORARY: for electron/pipeline/ until its imports name llm-types.ts.
 
 export interface LlmOptions {
@@ -13,6 +15,13 @@ export interface LlmOptions {
   contextSize: number;
   /** 0 lets llama.cpp choose. */
   threads: number;
+  /** The chat format, function calls included; by default ('auto') node-llama-cpp reads it from the model. */
+  chatWrapper?: 'auto' | ChatWrapper;
+  /**
+   * The tools answers will offer, described in the prompt at load with the system prompt: the first
+   * answer with them then evaluates only its own tokens (the description is hundreds of tokens).
+   */
+  tools?: readonly ToolSpec[];
 }
 
 /**
@@ -59,17 +68,25 @@ async function startBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; ski
   return { llama };
 }
 
-function historyItem(m: ChatMessage): ChatHistoryItem {
-  return m.role === 'assistant' ? { type: 'model', response: [m.text] } : { type: m.role, text: m.text };
+/** A message as node-llama-cpp takes it; an answer's tool calls come before its text, as they ran. */
+export function historyItem(m: ChatMessage): ChatHistoryItem {
+  if (m.role !== 'assistant') return { type: m.role, text: m.text };
+  return { type: 'model', response: [...functionCallItems(m.tools ?? []), ...(m.text || !m.tools?.length ? [m.text] : [])] };
 }
 
 /**
  * node-llama-cpp with streaming and cancellation. It keeps one chat session only to reuse its
  * context sequence: the evaluated tokens that a new history shares with the last one (the system
- * prompt and the exchanges before) are not evaluated again.
+ * prompt and the exchanges before) are not evaluated again. An answer with tools runs through a
+ * LlamaChat on the same sequence, which leaves the rounds of calls to the engine (llm-functions.ts).
  */
 export class LlamaEngine implements LanguageModel {
   private readonly session: LlamaChatSession;
+  private readonly chat: LlamaChat;
+  /** Whether node-llama-cpp can tell a call in this chat format; without, tools are not offered. */
+  readonly callsTools: boolean;
+  /** Answers one at a time: the session and the chat share one context sequence. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly model: LlamaModel,
@@ -78,7 +95,14 @@ export class LlamaEngine implements LanguageModel {
     readonly info: LlmInfo,
   ) {
     // The default context shift drops the oldest turns should one history still overflow.
-    this.session = new LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: opts.systemPrompt });
+    this.session = new LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: opts.systemPrompt, chatWrapper: opts.chatWrapper ?? 'auto' });
+    this.chat = new LlamaChat({ contextSequence: this.session.sequence, chatWrapper: this.session.chatWrapper });
+    this.callsTools = callPrefixes(this.session.chatWrapper).length > 0;
+  }
+
+  /** The chat format node-llama-cpp uses for this model (its name, e.g. 'Llama2Chat'). */
+  get chatFormat(): string {
+    return this.session.chatWrapper.wrapperName;
   }
 
   static async load(resolved: ResolvedModel, opts: LlmOptions): Promise<LlamaEngine> {
@@ -122,24 +146,34 @@ export class LlamaEngine implements LanguageModel {
       warmUpMs: 0,
     };
     const engine = new LlamaEngine(model, context, opts, info);
-    await engine.warmUp();
+    await engine.warmUp(opts.tools);
     return engine;
   }
 
-  /** Evaluates the system prompt now, so the first user turn does not pay for it. */
-  private async warmUp(): Promise<void> {
+  /** Evaluates the system prompt (and the tools' description) now, so the first user turn does not pay for it. */
+  private async warmUp(tools: readonly ToolSpec[] | undefined): Promise<void> {
     const t0 = performance.now();
-    await this.session.preloadPrompt('');
+    const history: ChatHistoryItem[] = [...this.session.getChatHistory(), { type: 'user', text: '' }];
+    const functions = tools?.length && this.callsTools ? toFunctions(tools) : {};
+    if (Object.keys(functions).length && roomFor(this.chat, history, functions, 0)) await this.chat.loadChatAndCompleteUserMessage(history, { functions, maxTokens: 0 });
+    else await this.session.preloadPrompt('');
     this.info.warmUpMs = performance.now() - t0;
   }
 
   async generate(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult> {
     const last = messages[messages.length - 1];
     if (last?.role !== 'user') throw new Error('the conversation must end with a user message');
+    const answer = this.queue.then(() => (opts.tools?.length && this.callsTools ? this.withTools(messages, opts) : this.plain(messages, last.text, opts)));
+    this.queue = answer.catch(() => {});
+    return answer;
+  }
+
+  private async plain(messages: readonly ChatMessage[], prompt: string, opts: GenerateOptions): Promise<GenerateResult> {
+    if (opts.signal?.aborted) return { text: '', stopReason: 'abort' };
     this.session.setChatHistory(messages.slice(0, -1).map(historyItem));
     let result;
     try {
-      result = await this.session.promptWithMeta(last.text, {
+      result = await this.session.promptWithMeta(prompt, {
         signal: opts.signal,
         stopOnAbortSignal: true,
         maxTokens: opts.maxTokens,
@@ -156,11 +190,21 @@ export class LlamaEngine implements LanguageModel {
     return { text: result.responseText, stopReason: result.stopReason };
   }
 
+  private async withTools(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult> {
+    if (opts.signal?.aborted) return { text: '', stopReason: 'abort' };
+    const history: ChatHistoryItem[] = [...messages.map(historyItem), { type: 'model', response: functionCallItems(opts.toolRounds ?? []) }];
+    const { result, history: evaluated } = await answerWithFunctions(this.chat, history, opts.tools ?? [], opts);
+    // The session's history is what the sequence now holds, as after an answer without tools.
+    this.session.setChatHistory(evaluated);
+    return result;
+  }
+
   countTokens(text: string): number {
     return this.model.tokenize(text).length;
   }
 
   async dispose(): Promise<void> {
+    this.chat.dispose();
     this.session.dispose();
     await this.context.dispose();
     await this.model.dispose();
