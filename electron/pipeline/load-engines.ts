@@ -1,3 +1,4 @@
+import type { ToolSpec } from '../engines/tool-calls';
 import { ALL_MODELS } from '../../native-models/catalog';
 import { pickModel } from '../../native-models/resolver';
 import type { ModelEntry, ModelKind, RequiredKind, ResolvedModel } from '../../native-models/types';
@@ -62,10 +63,10 @@ function serverOptions(s: Settings, secrets: EngineSecrets): OpenAiLlmOptions {
 }
 
 /** The local model a server falls back to: loaded when installed; a broken one is reported, never fatal. */
-async function loadFallback(pick: ResolvedModel | UserError | null, s: Settings): Promise<{ llm: LanguageModel | null; report: ModelReport | null; error: UserError | null; loadMs: number }> {
+async function loadFallback(pick: ResolvedModel | UserError | null, s: Settings, tools: readonly ToolSpec[]): Promise<{ llm: LanguageModel | null; report: ModelReport | null; error: UserError | null; loadMs: number }> {
   if (pick === null || pick instanceof UserError) return { llm: null, report: null, error: pick, loadMs: 0 };
   try {
-    const local = await LlamaEngine.load(pick, s.llm);
+    const local = await LlamaEngine.load(pick, { ...s.llm, tools });
     const report = describe(pick, local.info);
     return { llm: local, report, error: null, loadMs: report.loadMs };
   } catch (e) {
@@ -144,6 +145,8 @@ export async function loadEngines(
   onProgress: LoadProgress = () => {},
   catalog: readonly ModelEntry[] = ALL_MODELS,
   secrets: EngineSecrets = {},
+  /** The tools answers will offer (the built-ins): the local model describes them at load, not on the first turn. */
+  tools: readonly ToolSpec[] = [],
 ): Promise<LoadedEngines> {
   const s = settings();
   const server = s.llm.provider === 'openai-compatible' ? serverOptions(s, secrets) : null;
@@ -179,7 +182,7 @@ export async function loadEngines(
   let llm: LanguageModel;
   let llmError: UserError | null = null;
   if (server) {
-    const fallback = await loadFallback(localLlm, s);
+    const fallback = await loadFallback(localLlm, s, tools);
     llmError = fallback.error;
     llm = new ServerWithFallback(new OpenAiCompatibleLlm(server), fallback.llm, {
       firstTokenMs: () => settings().turnBudgetMs,
@@ -187,7 +190,7 @@ export async function loadEngines(
     });
     models.llm = { id: llm.info.id, name: `${server.model} on ${server.baseUrl}`, dir: server.baseUrl, loadMs: fallback.loadMs, provider: 'openai-compatible', fallback: fallback.report };
   } else {
-    const local = await LlamaEngine.load(llmModel!, s.llm);
+    const local = await LlamaEngine.load(llmModel!, { ...s.llm, tools });
     models.llm = describe(llmModel!, local.info satisfies LlmInfo);
     llm = local;
   }
