@@ -129,14 +129,30 @@ describe('Conversation', () => {
     assert.deepEqual(said(c), ['system:T']);
   });
 
-  it('carries a line about the present after the system prompt; changing it is an edit, repeating it is not', () => {
+  it('gives the line about the present with the user\'s words when it changed, never in the system prompt (which stays as evaluated)', () => {
     const c = new Conversation('Be brief.');
     const v = c.version;
-    c.setNow('It is now Tuesday, December 1, 2026, 3:42 PM.');
-    assert.equal(c.messages()[0]!.text, 'Be brief.\n\nIt is now Tuesday, December 1, 2026, 3:42 PM.');
+    const at342 = 'It is now Tuesday, December 1, 2026, 3:42 PM.';
+    c.setNow(at342);
     assert.equal(c.version, v + 1);
-    c.setNow('It is now Tuesday, December 1, 2026, 3:42 PM.');
-    assert.equal(c.version, v + 1);
+    c.setNow(at342);
+    assert.equal(c.version, v + 1, 'the same line again is no edit');
+    assert.deepEqual(c.userMessage('hi'), { role: 'user', text: `[${at342}]\nhi` }, 'a draft is given what the turn will be');
+    c.append(1, 'hi');
+    c.settle(1, { type: 'whole', text: 'Hello.' });
+    c.append(2, 'and now?');
+    c.settle(2, { type: 'whole', text: 'Still.' });
+    c.setNow('It is now Tuesday, December 1, 2026, 3:43 PM.');
+    c.append(3, 'later');
+    assert.deepEqual(said(c), ['system:Be brief.', `user:[${at342}]\nhi`, 'assistant:Hello.', 'user:and now?', 'assistant:Still.', 'user:[It is now Tuesday, December 1, 2026, 3:43 PM.]\nlater']);
     assert.equal(c.systemPrompt, 'Be brief.');
+    // Trimmed past the exchange that carried it, the first one kept carries the latest line.
+    c.settle(3, { type: 'whole', text: 'Yes.' });
+    c.setNow(at342);
+    const d = new Conversation('S');
+    d.setNow(at342);
+    for (let i = 0; i < 30; i++) (d.append(i, `question number ${i}`), d.settle(i, { type: 'whole', text: `answer ${i}` }));
+    d.trim(200, (t) => t.split(' ').length);
+    assert.match(d.messages()[1]!.text, /^\[It is now Tuesday, December 1, 2026, 3:42 PM\.\]\nquestion number \d+$/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json]`
+ * `npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json] [--tools]`
  * `npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]`
  * `npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick]`
  *
@@ -10,7 +10,9 @@
  * With --turns: the turn-taking benchmark instead (electron/bench/turns.ts); with --rooms, the room
  * benchmark (electron/bench/rooms.ts).
  */
+import { mkdtempSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readWavFile } from '../audio/wav';
@@ -36,8 +38,11 @@ import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../settings/schema';
 import { parseCli, runCli } from './args';
 import { loadEnginesFor } from './engines-for';
+import { builtInToolbox } from '../tools/built-in';
+import { loggingOpener } from '../tools/open';
+import type { Toolbox } from '../tools/toolbox';
 
-const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json]';
+const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json] [--tools]';
 const TURNS_USAGE = 'npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]';
 const ROOMS_USAGE = 'npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick]';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -54,6 +59,8 @@ export interface BenchResult {
   runs: number;
   /** The echo canceller's time per 32 ms window (while the assistant played: echo expected), over every clip. */
   echoCancellerMs: { n: number; median: number | null; p95: number | null };
+  /** With --tools: the tools offered, and how many calls the turns made (null: none offered). */
+  tools: { offered: string[]; calls: number } | null;
 }
 
 interface Clip {
@@ -86,12 +93,12 @@ async function readCorpus(dir: string): Promise<Clip[]> {
  * One run: each clip through the app's pipeline on a fresh clock and timeline (the engines stay
  * loaded, the conversation is reset), fed until its answers have finished playing.
  */
-async function runOnce(engines: Parameters<typeof instrument>[0], clips: Clip[], settings: Settings, account: EngineAccount, echoCosts: number[]): Promise<TurnReport[][]> {
+async function runOnce(engines: Parameters<typeof instrument>[0], clips: Clip[], settings: Settings, account: EngineAccount, echoCosts: number[], tools: Toolbox | null): Promise<TurnReport[][]> {
   const perClip: TurnReport[][] = [];
   for (const clip of clips) {
     const clock = new FastForwardClock();
     const output = new TimelineOutput();
-    const pipeline = new VoicePipeline(instrument(engines, account), output, clock, () => settings);
+    const pipeline = new VoicePipeline({ ...instrument(engines, account), tools }, output, clock, () => settings);
     pipeline.events.on((e) => {
       if (e.type === 'audio') account.llm.audioMs += e.endMs - e.startMs;
     });
@@ -143,6 +150,7 @@ runCli(async () => {
       rooms: { type: 'string' },
       gains: { type: 'string' },
       clips: { type: 'string' },
+      tools: { type: 'boolean' },
     },
     USAGE,
     `Runs the app's pipeline over a speech corpus and prints per-stage latency (median, p95, p99, max),
@@ -162,6 +170,8 @@ Usage: ${USAGE}
   --runs N           passes over the corpus (default 3; not with --turns or --rooms)
   --settings FILE    settings JSON merged over the defaults (default: llm.maxTokens 64)
   --json OUT.json    also write the numbers as JSON
+  --tools            offer the built-in tools as the app does (notes in a temporary folder, an empty clipboard,
+                     open only logged): the latency of turns that use none, beside a run without
   --turns            the turn-taking benchmark
   --svg OUT.svg      with --turns: also draw false cut-offs against end latency, per policy family
   --quick            with --turns: three policies (silence 300 and 600 ms, the model at p>=0.5 after 200 ms) instead of the sweep;
@@ -184,13 +194,14 @@ Usage: ${USAGE}
   const runs = Number(values.runs ?? '3');
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
   const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
-  const engines = await loadEnginesFor(settings, values.models);
+  const tools = values.tools ? benchToolbox(settings) : null;
+  const engines = await loadEnginesFor(settings, values.models, tools?.specs ?? []);
   const account = newAccount();
   const reports: TurnReport[] = [];
   const echoCosts: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
-      const perClip = await runOnce(engines, clips, settings, account, echoCosts);
+      const perClip = await runOnce(engines, clips, settings, account, echoCosts, tools);
       for (const r of perClip) reports.push(...r);
       process.stderr.write(`run ${i + 1}/${runs}: ${perClip.flat().length} turns\n`);
     }
@@ -216,13 +227,21 @@ Usage: ${USAGE}
     },
     runs,
     echoCancellerMs: costSummary(echoCosts),
+    tools: tools ? { offered: tools.specs.map((t) => t.name), calls: reports.reduce((n, r) => n + (r.tools?.length ?? 0), 0) } : null,
   };
   console.log(table(result, clips.length, reports.length));
+  if (result.tools) console.log(`tools offered: ${result.tools.offered.join(', ')} (${result.tools.calls} call${result.tools.calls === 1 ? '' : 's'} made)`);
   if (values.json) {
     await writeFile(values.json, `${JSON.stringify(result, null, 2)}\n`);
     console.log(`wrote ${values.json}`);
   }
 });
+
+/** `--tools`: the built-in tools the app offers by default, kept away from the user's own files. */
+function benchToolbox(settings: Settings): Toolbox {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'lva-bench-tools-'));
+  return builtInToolbox({ dataDir: dir, clipboard: { readText: () => '' }, opener: loggingOpener(path.join(dir, 'opened.txt')) }, () => settings);
+}
 
 /** `--turns`: the turn-taking benchmark (electron/bench/turns.ts), its table, JSON and chart. */
 async function benchTurns(settings: Settings, values: { models?: string; corpus?: string; json?: string; svg?: string; quick?: boolean }): Promise<void> {

@@ -17,6 +17,13 @@ interface Exchange {
   answer: string | null;
   /** The tool calls the answer ran, with their results: the next turn knows what was done. */
   tools?: readonly ToolRound[];
+  /** The line about the present given with these words ('' when it had not changed since the last one given). */
+  now: string;
+}
+
+/** The user's words with the line about the present before them, when there is one. */
+function withNow(now: string, text: string): string {
+  return now ? `[${now}]\n${text}` : text;
 }
 
 /** A few tokens of chat-template framing per message. */
@@ -30,7 +37,11 @@ const FRAMING_TOKENS = 8;
 export class Conversation {
   private exchanges: Exchange[] = [];
   private edits = 0;
-  /** A line about the present (the local date and time) after the system prompt, so the model knows when it is. */
+  /**
+   * A line about the present (the local date and time), given with the user's words when it changed
+   * since it was last given: in the system prompt it would change the prompt's start every minute,
+   * and a model would evaluate the prompt (and the tools' description after it) again each time.
+   */
   private nowLine = '';
 
   constructor(private prompt: string) {}
@@ -50,16 +61,27 @@ export class Conversation {
     this.edits++;
   }
 
-  /** Sets the line about the present; an edit only when it changed (each change re-evaluates the prompt). */
+  /** Sets the line about the present; an edit only when it changed (the next user message carries it). */
   setNow(line: string): void {
     if (line === this.nowLine) return;
     this.nowLine = line;
     this.edits++;
   }
 
+  /** The line about the present, if the next user message must carry it (it changed since it was last given). */
+  private nowToGive(): string {
+    const given = [...this.exchanges].reverse().find((e) => e.now)?.now ?? '';
+    return this.nowLine !== given ? this.nowLine : '';
+  }
+
+  /** The user's words as the model is given them: with the line about the present when it is new. */
+  userMessage(text: string): ChatMessage {
+    return { role: 'user', text: withNow(this.nowToGive(), text) };
+  }
+
   /** The user's words for `turn`, about to be answered. */
   append(turn: number, userText: string): void {
-    this.exchanges.push({ turn, user: userText, answer: null });
+    this.exchanges.push({ turn, user: userText, answer: null, now: this.nowToGive() });
     this.edits++;
   }
 
@@ -78,9 +100,9 @@ export class Conversation {
 
   /** The system prompt, then each exchange; one not settled yet gives only the user's words. */
   messages(): ChatMessage[] {
-    const out: ChatMessage[] = [{ role: 'system', text: this.nowLine ? `${this.prompt}\n\n${this.nowLine}` : this.prompt }];
+    const out: ChatMessage[] = [{ role: 'system', text: this.prompt }];
     for (const e of this.exchanges) {
-      out.push({ role: 'user', text: e.user });
+      out.push({ role: 'user', text: withNow(e.now, e.user) });
       if (e.answer !== null) out.push({ role: 'assistant', text: e.answer, ...(e.tools ? { tools: e.tools } : {}) });
     }
     return out;
@@ -95,13 +117,16 @@ export class Conversation {
   trim(contextSize: number, countTokens: (text: string) => number): void {
     const size = (text: string) => countTokens(text) + FRAMING_TOKENS;
     const rounds = (e: Exchange) => (e.tools ?? []).reduce((n, r) => n + r.calls.reduce((m, c) => m + size(c.name + c.arguments), 0) + r.results.reduce((m, x) => m + size(x.content), 0), 0);
-    const sizes = this.exchanges.map((e) => size(e.user) + (e.answer === null ? 0 : size(e.answer)) + rounds(e));
+    const sizes = this.exchanges.map((e) => size(withNow(e.now, e.user)) + (e.answer === null ? 0 : size(e.answer)) + rounds(e));
     let total = size(this.prompt) + sizes.reduce((a, b) => a + b, 0);
     if (total <= contextSize / 2) return;
     let cut = 0;
     while (cut < this.exchanges.length && total > contextSize / 4) total -= sizes[cut++]!;
     if (cut === 0) return;
+    // The first exchange kept carries the latest line given so far, or the model would lose the date.
+    const given = this.exchanges.slice(0, cut).reverse().find((e) => e.now)?.now ?? '';
     this.exchanges = this.exchanges.slice(cut);
+    if (this.exchanges[0] && !this.exchanges[0].now && given && !this.exchanges.some((e) => e.now)) this.exchanges[0].now = given;
     this.edits++;
   }
 

@@ -82,7 +82,7 @@ export class Draft {
     const { llm, conversation } = this.deps;
     // Kept within the context as any turn's prompt is (only the oldest exchanges can go): the draft adds nothing to it.
     conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t));
-    const messages = [...conversation.messages(), { role: 'user' as const, text }];
+    const messages = [...conversation.messages(), conversation.userMessage(text)];
     this.version = conversation.version;
     this.utterance = answerStream(this.deps, {
       sink: this.sink,
