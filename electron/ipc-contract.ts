@@ -7,6 +7,7 @@
 import type { AssistantState, PipelineEvent } from './pipeline/events';
 import type { PendingConfirmation } from './pipeline/report';
 import type { TimerView } from './timers/timer-view';
+import type { BuiltInToolStatus, McpServerState, McpServerStatus, ToolStatus, ToolsStatus } from './tools/tool-status';
 import type { LlmInfo } from './engines/llm-types';
 import type { ModelKind } from '../native-models/types';
 import type { Settings } from './settings/schema';
@@ -17,6 +18,7 @@ import { microphoneProblem, type MicrophoneSettings } from './microphone-setting
 import { apiKeyProblem } from './secrets/api-key-shape';
 
 export type { FileProgress, SetupPlan, TimerView, MicrophoneSettings };
+export type { BuiltInToolStatus, McpServerState, McpServerStatus, ToolStatus, ToolsStatus };
 export type { HistorySession, HistorySessionInfo, LogSummary };
 
 export const IPC = {
@@ -157,6 +159,8 @@ export interface AppStatus {
   microphoneProblem: string | null;
   /** The assistant asked before running a tool that changes something and waits for a yes (Run and Cancel in the window); null: no question open. */
   confirmation: PendingConfirmation | null;
+  /** The tools the model may call, built-in and each MCP server's, with its state, for the Tools panel. */
+  tools: ToolsStatus;
   /** Why the assistant is not available, and what to do about it. */
   error: string | null;
 }

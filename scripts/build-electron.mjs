@@ -22,6 +22,11 @@ const at = (...p) => path.join(root, ...p);
 
 /** Loaded from node_modules at run time: native addons must not be bundled (their file layout is load-bearing). */
 const NATIVE = ['electron', 'node-llama-cpp', '@node-llama-cpp/*', 'sherpa-onnx-node', 'sherpa-onnx-node/*', 'sherpa-onnx-*', 'onnxruntime-node'];
+/**
+ * Plain JS also loaded from node_modules (app.asar in the package, a production dependency): the MCP
+ * SDK's CommonJS dependencies (cross-spawn) call require("child_process"), which an ESM bundle cannot.
+ */
+const RUNTIME = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
 
 const common = {
   bundle: true,
@@ -63,7 +68,7 @@ export async function buildRenderer() {
  * `model-check.js` (started by a chunk, by a path relative to itself) with `speech-sample.wav`.
  */
 export async function buildMain(outdir) {
-  const node = { ...common, platform: 'node', target: 'node22', external: NATIVE };
+  const node = { ...common, platform: 'node', target: 'node22', external: [...NATIVE, ...RUNTIME] };
   await mkdir(outdir, { recursive: true });
   await Promise.all([
     build({ ...node, entryPoints: { main: at('electron', 'main.ts') }, outdir, splitting: true, format: 'esm' }),

@@ -34,6 +34,7 @@ function status(patch: Partial<AppStatus>): AppEvent {
     microphone: null,
     microphoneProblem: null,
     confirmation: null,
+    tools: { builtIn: [], servers: [] },
     error: null,
   };
   return { type: 'status', status: { ...base, ...patch } };

@@ -32,3 +32,24 @@ export function runCli(script: string, args: string[], timeoutMs = 120_000): Pro
     );
   });
 }
+
+/** Polls `get` every 20 ms until it gives a value (not undefined or false); fails after `timeoutMs`. */
+export async function until<T>(what: string, get: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = get();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Whether a process with this id is running (a server a test started, say). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -97,6 +97,33 @@ describe('the built main process', () => {
     }
   });
 
+  it('the MCP SDK stays out of the bundle (its CommonJS needs require), and the built controller starts an MCP server with it', async () => {
+    const chunk = outputs.find((f) => /^controller-\w+\.js$/.test(f))!;
+    const sdk = staticPackages(chunk).filter((p) => p.startsWith('@modelcontextprotocol/sdk/'));
+    assert.ok(sdk.includes('@modelcontextprotocol/sdk/client/stdio.js'), `the controller's packages: ${staticPackages(chunk).join(', ')}`);
+    const built = (await import(path.join(OUT, chunk))) as { AssistantController: typeof Controller };
+    const dir = tempDir('lva-bundle-mcp-');
+    const server = { name: 'echoes', command: process.execPath, args: [path.join(ROOT, 'test', 'fixtures', 'mcp-server.mjs')] };
+    await writeFile(path.join(dir, 'settings.json'), JSON.stringify({ tools: { mcpServers: [server] } }));
+    const controller = new built.AssistantController({
+      settingsFile: path.join(dir, 'settings.json'),
+      modelRoots: () => [path.join(dir, 'no-models')],
+      downloadRoot: dir,
+      audioSink: () => null,
+      detectHardware: async () => ({ backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB: 8192 }),
+    });
+    try {
+      await controller.start();
+      const end = Date.now() + 15_000;
+      while (controller.snapshot().status.tools.servers[0]?.state !== 'ready' && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      const s = controller.snapshot().status.tools.servers[0];
+      assert.equal(s?.state, 'ready', s?.error ?? 'no server');
+      assert.ok(s.tools.some((t) => t.name === 'echo'));
+    } finally {
+      await controller.dispose();
+    }
+  });
+
   it('the built model checker runs a recognizer over the speech sample shipped beside it', async () => {
     assert.ok(outputs.includes('model-check.js') && outputs.includes('speech-sample.wav'), `outputs: ${outputs.join(', ')}`);
     const entry = TEST_CATALOG.find((e) => e.id === 'test-stt-espeak-ctc-streaming')!;

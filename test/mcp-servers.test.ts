@@ -24,29 +24,10 @@ import { changesSomething } from '../electron/tools/mcp/tool-list';
 import { exposedNames } from '../electron/tools/mcp/tool-names';
 import { Toolbox, type ToolUse } from '../electron/tools/toolbox';
 import { makeServer } from './fixtures/mcp-server.mjs';
-import { ROOT, tempDir } from './helpers';
+import { alive, ROOT, tempDir, until } from './helpers';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'mcp-server.mjs');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, get: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = get();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A marks file the fixture appends to, and what it holds. */
 function marksFile(): { file: string; lines: () => string[]; pids: () => number[] } {

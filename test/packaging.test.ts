@@ -260,6 +260,19 @@ describe('packaging for linux-x64', () => {
     assert.ok(under('node_modules/onnxruntime-node/bin/', realFiles).some((f) => f.includes('/win32/')));
   });
 
+  test('the MCP SDK, plain JS left out of the bundle (scripts/build-electron.mjs), ships in app.asar with its dependencies', () => {
+    const app = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    assert.ok(app.dependencies['@modelcontextprotocol/sdk'], 'a production dependency: electron-builder copies only those');
+    const sdk = JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const files = ['@modelcontextprotocol/sdk', ...Object.keys(sdk.dependencies)]
+      .map((p) => [`node_modules/${p}/package.json`, `node_modules/@modelcontextprotocol/sdk/node_modules/${p}/package.json`].find((f) => existsSync(path.join(ROOT, f))))
+      .filter((f): f is string => f !== undefined);
+    assert.equal(files.length, 1 + Object.keys(sdk.dependencies).length, 'every dependency of the SDK is installed');
+    const client = ['client/index.js', 'client/stdio.js', 'client/streamableHttp.js'].map((f) => `node_modules/@modelcontextprotocol/sdk/dist/esm/${f}`);
+    const shipped = plan(config, LINUX_X64, [...files, ...client]);
+    for (const f of [...files, ...client]) assert.ok(shipped.packaged.has(f), `${f} is not packaged`);
+  });
+
   test('CUDA builds are left out (decision in electron-builder.yml); Vulkan ships', () => {
     // (node-llama-cpp/bins keeps a few "_*.moved.txt" notes of a few bytes; only binaries and packages count.)
     const cuda = [...linux.packaged].filter(

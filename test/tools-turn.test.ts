@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { talkMain } from '../electron/cli/talk';
 import type { TurnReport } from '../electron/pipeline/report';
 import { SPEECH_DIR } from './engine-fixtures';
-import { tempDir } from './helpers';
+import { alive, tempDir, until } from './helpers';
 import { scriptedServer, speechOnlyModels, type ScriptedBody, type ScriptedServer } from './scripted-tools-server';
 
 let server: ScriptedServer;
@@ -92,5 +92,26 @@ describe('a spoken turn that calls a tool (server model, real speech engines)', 
     const use = turns[0]!.tools?.[0];
     assert.equal(use?.ok, false, JSON.stringify(turns[0]!.tools));
     assert.match(turns[0]!.assistantText, /^Done: error: /);
+  });
+
+  it("an MCP server's tool (a real SDK server over stdio, from --settings): echo runs once, the report names the server, the settings keep no value", async () => {
+    answer = script('echo', { text: 'from the mcp server' });
+    const marks = path.join(tempDir('lva-tools-mcp-'), 'marks.txt');
+    await writeFile(marks, '');
+    const mcpServers = [{ name: 'test mcp', command: process.execPath, args: [path.join(import.meta.dirname, 'fixtures', 'mcp-server.mjs')], env: { MCP_TEST_MARKS: marks, API_TOKEN: 'tok-secret-4242' } }];
+    const from = server.requests.length;
+    const { code, turns, dir } = await talk([], { tools: { mcpServers } });
+    assert.equal(code, 0);
+    const t = turns[0]!;
+    assert.equal(t.assistantText, 'Done: from the mcp server');
+    assert.deepEqual(t.tools?.map((u) => [u.name, u.server, u.ok]), [['echo', 'test mcp', true]]);
+    assert.ok(server.requests.slice(from).every((b) => b.tools?.some((x) => x.function.name === 'echo')), 'the server\'s tools are offered');
+    const report = readFileSync(path.join(dir, 'report.json'), 'utf8');
+    assert.ok(!report.includes('tok-secret-4242'), 'an environment value reached the report');
+    assert.match(report, /"API_TOKEN": ""/);
+    // talk ended the server it started.
+    const pid = Number(readFileSync(marks, 'utf8').split('\n')[0]!.split(' ')[1]);
+    assert.ok(pid > 0);
+    await until('the server process to end with talk', () => !alive(pid), 2000);
   });
 });

@@ -23,6 +23,7 @@ export function initialStatus(): AppStatus {
     microphone: null,
     microphoneProblem: null,
     confirmation: null,
+    tools: { builtIn: [], servers: [] },
     error: null,
   };
 }

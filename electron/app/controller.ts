@@ -3,7 +3,7 @@
  * contract in ipc-contract.ts. No Electron import: the app (over IPC) and the WebSocket bridge (a
  * browser, the end-to-end tests) run this same controller.
  */
-import { builtInToolbox } from '../tools/built-in';
+import { AppTools } from '../tools/app-tools';
 import path from 'node:path';
 import { isUserError, messageOf } from '../errors';
 import { apiKeyProblem } from '../secrets/api-key-shape';
@@ -59,6 +59,8 @@ export class AssistantController {
   private readonly server: ServerAccess;
   /** The MCP servers' environment values (secrets, out of settings.json). */
   private readonly mcpEnv: McpEnv;
+  /** The built-in tools and the MCP servers' (kept running across model reloads). */
+  private readonly tools: AppTools;
   private readonly catalog: readonly ModelEntry[];
   private readonly setup: ModelSetup;
   private readonly notices: string[] = [];
@@ -72,8 +74,6 @@ export class AssistantController {
   private readonly timers: TimerKeeper;
   /** Every turn, logged in the data folder's history/ (electron/history/). */
   private readonly history: HistoryRecorder;
-  /** The app's data folder: settings, timers, history, notes. */
-  private readonly dataDir: string;
   /** The pipeline's last state, for a window that connects later (the snapshot). */
   private assistantState: AssistantState = 'listening';
 
@@ -82,10 +82,18 @@ export class AssistantController {
     this.catalog = options.catalog ?? ALL_MODELS;
     this.store = new SettingsStore(options.settingsFile);
     const dataDir = options.dataDir ?? path.dirname(options.settingsFile);
-    this.dataDir = dataDir;
     const secrets = options.secrets ?? new OwnerOnlyFile(path.join(dataDir, API_KEY_FILE));
     this.server = new ServerAccess(secrets, this.store, (level, message, keep) => this.notice(level, message, keep), options.fetch);
     this.mcpEnv = new McpEnv(options.mcpSecrets ?? new OwnerOnlyFile(path.join(dataDir, MCP_ENV_FILE), MCP_ENV_LABEL));
+    this.tools = new AppTools({ dataDir, clipboard: options.clipboard ?? null, opener: options.opener ?? null }, () => this.store.current, {
+      env: (server) => this.mcpEnv.valuesFor(server),
+      envVersion: (name) => this.mcpEnv.version(name),
+      // A server that stops is told once; its restarts show in the Tools panel.
+      notice: (level, message) => this.notice(level, message),
+      // While settings.json is read the window is told nothing: the snapshot carries it.
+      changed: () => (this.status.phase === 'starting' ? void (this.status = { ...this.status, tools: this.tools.status() }) : this.setStatus({ tools: this.tools.status() })),
+      version: options.appVersion ?? '0.0.0-dev',
+    });
     this.timers = new TimerKeeper(dataDir, {
       running: () => this.pipeline?.timers() ?? null,
       changed: (timers) => this.emit({ type: 'pipeline', event: { type: 'timers', t: this.clock.now(), timers } }),
@@ -158,6 +166,8 @@ export class AssistantController {
     const desktop = await applyDesktop(this.options.shell, this.store.current.desktop, (message) => this.notice('error', message, true));
     this.status = { ...this.status, apiKey, desktop };
     this.emit({ type: 'settings', settings: this.settings });
+    // The MCP servers start beside the models' load, not after it.
+    this.tools.apply();
   }
 
   /** (Re)loads every model for the current settings; one load at a time. */
@@ -197,7 +207,7 @@ export class AssistantController {
     if (turn) this.setModel('turn', turn.status);
     if (turn?.error) this.notice('error', turn.error, true);
     if (engines.llmError) this.notice('error', `${engines.llmError.message} The server answers alone: a turn it fails gets no answer.`, true);
-    const tools = builtInToolbox({ dataDir: this.dataDir, clipboard: this.options.clipboard ?? null, opener: this.options.opener ?? null }, () => this.store.current, () => this.clock.now());
+    const tools = this.tools.toolbox(() => this.clock.now());
     const pipeline = new VoicePipeline({ ...engines, tools }, this.output, this.clock, () => this.store.current, {
       keepReports: KEEP_REPORTS,
       timers: this.timers.book,
@@ -394,6 +404,8 @@ export class AssistantController {
     this.emit({ type: 'settings', settings: withoutSecrets(settings) });
     // Endpointing, barge-in, voice and sampling settings are read live by the pipeline; these are not:
     if (before.llm.systemPrompt !== settings.llm.systemPrompt) this.pipeline?.conversation.setSystemPrompt(settings.llm.systemPrompt);
+    // Servers whose entries (or stored values) changed are restarted; the switches show in the status.
+    if (before.tools !== settings.tools) this.tools.apply();
     if (needsReload(before, settings) || (keyChanged && settings.llm.provider === 'openai-compatible')) {
       this.notice('info', 'Reloading the models with the new settings…');
       void this.reload();
@@ -406,8 +418,10 @@ export class AssistantController {
     this.setup.cancel();
     clearInterval(this.ticker);
     this.timers.close();
+    const servers = this.tools.close();
     await this.loading;
     await this.unload();
+    await servers;
     await this.timers.flush();
     await this.history.flush();
     this.events.clear();

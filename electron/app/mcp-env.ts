@@ -61,6 +61,8 @@ function sortDeep(v: EnvValues): [string, [string, string][]][] {
 export class McpEnv {
   /** The stored values once read (main process memory only), so the keychain is asked once. */
   private cache: EnvValues | null = null;
+  /** Bumped for a server whose stored values changed: a running server is restarted with them. */
+  private readonly versions = new Map<string, number>();
 
   constructor(private readonly store: SecretStore) {}
 
@@ -104,7 +106,15 @@ export class McpEnv {
       throw new UserError(`The MCP servers' environment values come to ${Math.ceil(text.length / 1024)} kB; at most ${MAX_STORED_CHARS / 1024} kB can be kept. ${MCP_ENV_LABEL.unsaved}`, 'invalid-settings');
     }
     await this.store.set(Object.keys(next).length === 0 ? null : text);
+    for (const name of new Set([...Object.keys(next), ...Object.keys(stored)])) {
+      if (JSON.stringify(next[name] ?? {}) !== JSON.stringify(stored[name] ?? {})) this.versions.set(name, this.version(name) + 1);
+    }
     this.cache = next;
+  }
+
+  /** Changes whenever the values stored for `server` change. */
+  version(server: string): number {
+    return this.versions.get(server) ?? 0;
   }
 
   /**

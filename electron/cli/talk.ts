@@ -2,7 +2,7 @@
  * Headless run of the voice pipeline: a WAV file plays the microphone, the assistant's voice goes to
  * a WAV file on the same timeline, and every turn is printed and reported. Same code as the app.
  */
-import { builtInToolbox } from '../tools/built-in';
+import { AppTools } from '../tools/app-tools';
 import { loggingOpener } from '../tools/open';
 import { writeFile } from 'node:fs/promises';
 import { Mono16kFrames, WavReader, WavWriter } from '../audio/wav-stream';
@@ -215,11 +215,17 @@ export async function talkMain(argv: string[]): Promise<number> {
   const cleaned = values.cleaned === undefined ? null : new WavWriter(values.cleaned, VAD_SAMPLE_RATE);
   const onCleaned = cleaned ? (w: Float32Array) => cleaned.write(w) : undefined;
   const clipboardText = values.clipboard;
-  const tools = builtInToolbox(
+  const appTools = new AppTools(
     { dataDir: values.notes ?? null, clipboard: clipboardText === undefined ? null : { readText: () => clipboardText }, opener: openLog === undefined ? null : loggingOpener(openLog) },
     () => settings,
-    () => clock.now(),
+    // A settings file for talk holds the MCP servers' environment values themselves ("" = none).
+    { env: async (s) => ('env' in s ? Object.fromEntries(Object.entries(s.env).filter(([, v]) => v !== '')) : {}), notice: (_level, message) => say.warn(message), changed: () => undefined },
   );
+  appTools.apply();
+  // The servers' first start ends (ready or not) before the input plays: a turn in --fast comes at once.
+  await appTools.mcp.settled();
+  for (const s of appTools.mcp.status()) if (s.state === 'ready') log(`mcp: ${s.name} ready, ${s.tools.length} tool${s.tools.length === 1 ? '' : 's'}`);
+  const tools = appTools.toolbox(() => clock.now());
   const pipeline = new VoicePipeline({ ...engines, tools }, output, clock, () => settings, { timers, epochBase, ...(onCleaned ? { onCleaned } : {}) });
   pipeline.events.on((e) => {
     if (e.type === 'turn') void history?.record(e.report, settings, engines.models);
@@ -268,6 +274,7 @@ export async function talkMain(argv: string[]): Promise<number> {
     throw e;
   } finally {
     audio.close();
+    await appTools.close();
     await engines.dispose();
     await history?.flush();
   }

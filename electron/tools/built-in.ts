@@ -19,10 +19,33 @@ export interface BuiltInSources {
   opener?: Opener | null;
 }
 
-export function builtInToolbox(sources: BuiltInSources, settings: () => Settings, now?: () => number): Toolbox {
-  const tools: Tool[] = [];
-  if (sources.dataDir) tools.push(...noteTools(new NotesFile(path.join(sources.dataDir, 'notes.md'))).map((t) => ({ ...t, enabled: () => settings().tools.builtIn.notes })));
-  if (sources.clipboard) tools.push({ ...clipboardTool(sources.clipboard), enabled: () => settings().tools.builtIn.clipboard });
-  if (sources.opener) tools.push({ ...openTool(sources.opener), enabled: () => settings().tools.builtIn.open });
+/** Which switch in `tools.builtIn` a built-in tool goes with. */
+export type BuiltInSetting = keyof Settings['tools']['builtIn'];
+
+export interface BuiltInTool {
+  tool: Tool;
+  setting: BuiltInSetting;
+}
+
+/** The built-in tools these sources allow, each switched by its setting. */
+export function builtInTools(sources: BuiltInSources, settings: () => Settings): BuiltInTool[] {
+  const tools: BuiltInTool[] = [];
+  const switched = (tool: Tool, setting: BuiltInSetting): BuiltInTool => ({ tool: { ...tool, enabled: () => settings().tools.builtIn[setting] }, setting });
+  if (sources.dataDir) tools.push(...noteTools(new NotesFile(path.join(sources.dataDir, 'notes.md'))).map((t) => switched(t, 'notes')));
+  if (sources.clipboard) tools.push(switched(clipboardTool(sources.clipboard), 'clipboard'));
+  if (sources.opener) tools.push(switched(openTool(sources.opener), 'open'));
+  return tools;
+}
+
+/** A toolbox over `tools` (a list, or one read afresh on each use) with the settings' limits. */
+export function toolboxOf(tools: readonly Tool[] | (() => readonly Tool[]), settings: () => Settings, now?: () => number): Toolbox {
   return new Toolbox(tools, () => ({ timeoutMs: settings().tools.timeoutMs, keepText: settings().history.logText }), now);
+}
+
+export function builtInToolbox(sources: BuiltInSources, settings: () => Settings, now?: () => number): Toolbox {
+  return toolboxOf(
+    builtInTools(sources, settings).map((b) => b.tool),
+    settings,
+    now,
+  );
 }
