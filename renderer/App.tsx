@@ -12,12 +12,14 @@ import { SettingsPanel } from './components/SettingsPanel';
 import { StatusBar } from './components/StatusBar';
 import { Timers } from './components/Timers';
 import { ToolConfirmation } from './components/ToolConfirmation';
+import { ToolsPanel } from './components/ToolsPanel';
 import { useUi } from './store';
 
 const TABS = [
   { id: 'tuning', label: 'Endpointing', render: () => <EndpointTuning /> },
   { id: 'settings', label: 'Settings', render: () => <SettingsPanel /> },
   { id: 'models', label: 'Models', render: () => <ModelsPanel /> },
+  { id: 'tools', label: 'Tools', render: () => <ToolsPanel /> },
   { id: 'history', label: 'History', render: () => <History /> },
 ] as const;
 
