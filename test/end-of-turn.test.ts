@@ -17,6 +17,7 @@ import { runInput } from '../electron/pipeline/run/run-input';
 import { VoicePipeline } from '../electron/pipeline/voice-pipeline';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
 import { loadClip16k, MODELS_DIR, MODEL_ROOTS, words } from './engine-fixtures';
+import { withoutNow } from './conversation-text';
 
 /** Temperature 0 and short answers: the same words every run, and quick. */
 const BASE = mergeSettings(DEFAULT_SETTINGS, { llm: { temperature: 0, maxTokens: 24, threads: 1 } });
@@ -28,7 +29,7 @@ function logging(llm: LanguageModel, prompts: string[]): LanguageModel {
     countTokens: (t) => llm.countTokens(t),
     dispose: () => llm.dispose(),
     generate: (messages: readonly ChatMessage[], opts) => {
-      prompts.push(messages[messages.length - 1]!.text);
+      prompts.push(withoutNow(messages[messages.length - 1]!.text));
       return llm.generate(messages, opts);
     },
   };
@@ -42,7 +43,7 @@ async function talk(engines: LoadedEngines, settings: Settings, clipName: string
   const events: PipelineEvent[] = [];
   pipeline.events.on((e) => events.push(e));
   const reports = await runInput(pipeline, await loadClip16k(clipName), clock, output, { fast: true });
-  const history = pipeline.conversation.messages().slice(1).map((m) => `${m.role}:${m.text}`);
+  const history = pipeline.conversation.messages().slice(1).map((m) => `${m.role}:${withoutNow(m.text)}`);
   return { reports, events, prompts, history };
 }
 

@@ -20,6 +20,7 @@ import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/sett
 import { loadClip16k, MODEL_ROOTS, words } from './engine-fixtures';
 import { checkHeard } from './heard-check';
 import { closedPortUrl, startOpenAiServer, type OpenAiTestServer } from './openai-server';
+import { withoutNow } from './conversation-text';
 
 let server: OpenAiTestServer;
 let engines: LoadedEngines;
@@ -90,7 +91,7 @@ describe('the language model on an OpenAI-compatible server', () => {
     assert.equal(asked.length, 1);
     const body = asked[0]!.body as { messages: { role: string; content: string }[]; stream: boolean };
     assert.equal(body.stream, true);
-    assert.equal(body.messages.at(-1)!.content, r.userText, 'the server was asked the user\'s words');
+    assert.equal(withoutNow(String(body.messages.at(-1)!.content)), r.userText, 'the server was asked the user\'s words');
     assert.equal(await asked[0]!.ending, 'finished');
     // The server's own engine wrote exactly what was spoken.
     assert.equal(r.assistantText, (await asked[0]!.generated!).text.trim());

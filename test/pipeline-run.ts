@@ -25,6 +25,8 @@ export interface TalkOptions {
   echo?: { gain: number; delayMs: number };
   /** As `--ptt`, in ms: the key is held over these spans (the settings' mode should be push-to-talk). */
   ptt?: [number, number][];
+  /** Each event as it is emitted (for a wall-clock time; `events` has them all afterwards). */
+  onEvent?: (e: PipelineEvent) => void;
 }
 
 /** talk's silence tail after the input (DEFAULT_TAIL_MS). */
@@ -35,7 +37,10 @@ export async function talkInProcess(engines: LoadedEngines, samples: Float32Arra
   const output = new TimelineOutput();
   const pipeline = new VoicePipeline(engines, output, clock, () => settings, { timers: new TimerBook(), epochBase: Date.now() });
   const events: PipelineEvent[] = [];
-  pipeline.events.on((e) => events.push(e));
+  pipeline.events.on((e) => {
+    events.push(e);
+    opts.onEvent?.(e);
+  });
   const speakers = opts.echo ? new EchoSimulator(output, opts.echo.gain, opts.echo.delayMs) : null;
   let held = false;
   await feedAudio(pipeline, samples, clock, output, {

@@ -16,11 +16,12 @@ import { feedAudio } from '../electron/pipeline/run/feed';
 import { TimelineOutput } from '../electron/pipeline/speak/output';
 import { VoicePipeline } from '../electron/pipeline/voice-pipeline';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
+import { withoutNow } from './conversation-text';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The conversation after its system prompt, one "role:text" a message. */
-const said = (messages: readonly ChatMessage[]) => messages.slice(1).map((m) => `${m.role}:${m.text}`);
+const said = (messages: readonly ChatMessage[]) => messages.slice(1).map((m) => `${m.role}:${withoutNow(m.text)}`);
 
 function scriptedEngines(opts: { firstTokenDelayMs: number; transcripts: string[] }) {
   const given: string[][] = [];
@@ -49,7 +50,7 @@ function scriptedEngines(opts: { firstTokenDelayMs: number; transcripts: string[
     info: { id: 'scripted-llm', backend: 'cpu', gpuDevices: [], gpuLayers: 0, totalLayers: 0, contextSize: 4096, loadMs: 0, warmUpMs: 0 },
     async generate(messages: readonly ChatMessage[], o: GenerateOptions) {
       given.push(said(messages));
-      prompts.push(messages[messages.length - 1]!.text);
+      prompts.push(withoutNow(messages[messages.length - 1]!.text));
       await sleep(opts.firstTokenDelayMs);
       if (o.signal?.aborted) return { text: '', stopReason: 'abort' };
       const answer = 'Sure, here it is. That is all.';

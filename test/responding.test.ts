@@ -15,6 +15,7 @@ import { TimerBook } from '../electron/timers/timer-book';
 import type { EndedTurn } from '../electron/pipeline/turns/turn-events';
 import { BargeInPolicy } from '../electron/pipeline/respond/barge-in';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
+import { withoutNow } from './conversation-text';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Speech over the answer pauses it (backchannels off): how barge-in works without acknowledgements. */
@@ -32,7 +33,7 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
   const llm: LanguageModel = {
     info: { id: 'scripted-llm', backend: 'cpu', gpuDevices: [], gpuLayers: 0, totalLayers: 0, contextSize: opts.contextSize ?? 4096, loadMs: 0, warmUpMs: 0 },
     async generate(messages: readonly ChatMessage[], o) {
-      prompts.push(messages.slice(1).map((m) => `${m.role}:${m.text}`));
+      prompts.push(messages.slice(1).map((m) => `${m.role}:${withoutNow(m.text)}`));
       await sleep(opts.firstTokenDelayMs ?? 0);
       if (o.signal?.aborted) return { text: '', stopReason: 'abort' };
       const text = opts.answer ?? 'It is sunny. Enjoy the day.';
@@ -77,7 +78,7 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
     };
     r.onTurnEvent({ type: 'end-of-turn', turn });
   };
-  const history = () => r.conversation.messages().slice(1).map((m) => `${m.role}:${m.text}`);
+  const history = () => r.conversation.messages().slice(1).map((m) => `${m.role}:${withoutNow(m.text)}`);
   return { r, clock, output, log, user, endTurn, prompts, history };
 }
 

@@ -15,6 +15,7 @@ import type { TurnReport } from '../electron/pipeline/report';
 import { CONFIRM_WINDOW_MS, ToolConfirmations, confirmWords, questionFor } from '../electron/pipeline/respond/confirmation';
 import { tempDir } from './helpers';
 import { scriptedServer, speechOnlyModels, type ScriptedBody, type ScriptedServer } from './scripted-tools-server';
+import { withoutNow } from './conversation-text';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'speech');
 
@@ -61,7 +62,7 @@ function answer(body: ScriptedBody): string[] {
   const called = body.messages.some((m) => m.tool_calls?.length);
   if (!called) return [JSON.stringify({ choices: [{ index: 0, delta: { content: 'Sure.', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'open', arguments: '{"target":"example.com"}' } }] }, finish_reason: 'tool_calls' }] })];
   const last = [...body.messages].reverse().find((m) => m.role === 'user');
-  return [JSON.stringify({ choices: [{ index: 0, delta: { content: `You said ${String(last?.content)}.` }, finish_reason: 'stop' }] })];
+  return [JSON.stringify({ choices: [{ index: 0, delta: { content: `You said ${withoutNow(String(last?.content))}.` }, finish_reason: 'stop' }] })];
 }
 
 before(async () => {

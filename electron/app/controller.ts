@@ -189,6 +189,8 @@ export class AssistantController {
         (kind, phase, model) => this.setModel(kind, loadProgress(phase, model)),
         this.catalog,
         { apiKey: this.store.current.llm.provider === 'openai-compatible' ? await this.server.key() : null, fetch: this.options.fetch },
+        // The tools offered now (the built-ins; MCP servers still starting join later): described at load.
+        this.tools.toolbox().specs,
       );
     } catch (err) {
       // Models are looked up before any loads, so a missing one fails fast: offer to download it.

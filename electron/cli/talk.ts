@@ -191,7 +191,20 @@ export async function talkMain(argv: string[]): Promise<number> {
   if (late !== undefined) throw new UserError(`--activate: ${late / 1000} s is not within the input (${audio.durationSec.toFixed(2)} s long)`, 'usage');
   if (values.cleaned !== undefined) WavWriter.check(values.cleaned, audio.durationSec * VAD_SAMPLE_RATE);
 
-  const engines = await loadEnginesFor(settings, values.models);
+  const clipboardText = values.clipboard;
+  const appTools = new AppTools(
+    { dataDir: values.notes ?? null, clipboard: clipboardText === undefined ? null : { readText: () => clipboardText }, opener: openLog === undefined ? null : loggingOpener(openLog) },
+    () => settings,
+    // A settings file for talk holds the MCP servers' environment values themselves ("" = none).
+    { env: async (s) => ('env' in s ? Object.fromEntries(Object.entries(s.env).filter(([, v]) => v !== '')) : {}), notice: (_level, message) => say.warn(message), changed: () => undefined },
+  );
+  appTools.apply();
+  // The servers start while the models load; the tools offered now (the built-ins) are described at load.
+  const engines = await loadEnginesFor(settings, values.models, appTools.toolbox().specs).catch(async (e: unknown) => {
+    // A server already started must not keep the process alive after the error.
+    await appTools.close();
+    throw e;
+  });
   // Only now: before the input plays a signal ends the process anyway (see RunStop), and a run that
   // failed its checks leaves no handler behind.
   const stop = new RunStop((signal) => {
@@ -214,14 +227,6 @@ export async function talkMain(argv: string[]): Promise<number> {
   // goes; encoded at once, so the canceller may reuse its buffer.
   const cleaned = values.cleaned === undefined ? null : new WavWriter(values.cleaned, VAD_SAMPLE_RATE);
   const onCleaned = cleaned ? (w: Float32Array) => cleaned.write(w) : undefined;
-  const clipboardText = values.clipboard;
-  const appTools = new AppTools(
-    { dataDir: values.notes ?? null, clipboard: clipboardText === undefined ? null : { readText: () => clipboardText }, opener: openLog === undefined ? null : loggingOpener(openLog) },
-    () => settings,
-    // A settings file for talk holds the MCP servers' environment values themselves ("" = none).
-    { env: async (s) => ('env' in s ? Object.fromEntries(Object.entries(s.env).filter(([, v]) => v !== '')) : {}), notice: (_level, message) => say.warn(message), changed: () => undefined },
-  );
-  appTools.apply();
   // The servers' first start ends (ready or not) before the input plays: a turn in --fast comes at once.
   await appTools.mcp.settled();
   for (const s of appTools.mcp.status()) if (s.state === 'ready') log(`mcp: ${s.name} ready, ${s.tools.length} tool${s.tools.length === 1 ? '' : 's'}`);
