@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AssistantController } from '../electron/app/controller';
@@ -100,6 +101,9 @@ describe('an MCP server in the app', () => {
     const t = await until('a second turn', () => turns()[1], 30_000);
     assert.deepEqual(t.tools?.map((u) => [u.name, u.server, u.ok]), [['echo', 'echoes', true]]);
     assert.ok(!JSON.stringify([controller.snapshot(), events]).includes(SECRET), 'the value never reached the window');
+    const logs = await readdir(path.join(dir, 'history'));
+    assert.ok(logs.length > 0, 'the turns were logged');
+    for (const f of logs) assert.ok(!readFileSync(path.join(dir, 'history', f), 'utf8').includes(SECRET), `the value is in the log ${f}`);
   });
 
   it('dispose() ends its process', async () => {
