@@ -13,7 +13,7 @@ type Dist = { n: number; median: number; p95: number; p99: number; max: number }
 
 describe('npm run bench', () => {
   /** One run of the bench over weather (one turn) and interrupt (two: the second barges in). */
-  async function bench(settings: object | null) {
+  async function bench(settings: object | null, tools = false) {
     const corpus = tempDir('lva-corpus-');
     copyFileSync(path.join(SPEECH, 'weather.wav'), path.join(corpus, 'alpha.wav'));
     copyFileSync(path.join(SPEECH, 'interrupt.wav'), path.join(corpus, 'zulu.wav'));
@@ -24,13 +24,13 @@ describe('npm run bench', () => {
       extra.push('--settings', path.join(corpus, 'settings.json'));
     }
     const out = path.join(corpus, 'out.json');
-    const r = await runCli('electron/cli/bench.ts', ['--models', MODELS, '--corpus', corpus, '--runs', '1', '--json', out, ...extra], 300_000);
+    const r = await runCli('electron/cli/bench.ts', ['--models', MODELS, '--corpus', corpus, '--runs', '1', '--json', out, ...extra, ...(tools ? ['--tools'] : [])], 300_000);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /stage \(ms\) +n +median +p95 +p99 +max/);
     assert.match(r.stdout, /voice to voice +\d+ +\d+/);
     assert.match(r.stdout, /1 run\(s\) × 2 clips = 3 turns/);
     const j = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(j), ['stages', 'prepared', 'machine', 'models', 'runs', 'echoCancellerMs']);
+    assert.deepEqual(Object.keys(j), ['stages', 'prepared', 'machine', 'models', 'runs', 'echoCancellerMs', 'tools']);
     // The canceller ran on every window an answer played in; its cost is printed under the stages.
     const cost = j.echoCancellerMs as { n: number; median: number; p95: number };
     assert.ok(cost.n > 0 && cost.median > 0 && cost.median <= cost.p95, JSON.stringify(cost));
@@ -48,7 +48,7 @@ describe('npm run bench', () => {
     assert.equal(stages.voiceToVoiceMs!.n, 3);
     assert.equal(stages.bargeInMs!.n, 1);
     assert.ok(stages.bargeInMs!.max < 1000, 'playback stops within a second of the user speaking');
-    return { j, stages, prepared: j.prepared as { used: number; dropped: number; none: number } };
+    return { j, stages, stdout: r.stdout, prepared: j.prepared as { used: number; dropped: number; none: number } };
   }
 
   it('as shipped: answers prepared during the pause play at once; the JSON has every stage, the machine and the models', async () => {
@@ -72,11 +72,15 @@ describe('npm run bench', () => {
       assert.ok(m.loadMs > 0 && m.rtf > 0 && m.rtf < 1, `${kind}: ${JSON.stringify(m)}`);
     }
     assert.equal(j.runs, 1);
+    assert.equal(j.tools, null, 'no tools offered without --tools');
   });
 
   it('without prepared answers or the model: every engine stage, the silence endpoint error and our overhead', async () => {
-    const { stages, prepared } = await bench({ prepareAnswers: false, endpointing: { turnModel: false }, llm: { maxTokens: 64 } });
+    // With the built-in tools offered as the app does (--tools): none is called, every stage is there.
+    const { j, stages, prepared, stdout } = await bench({ prepareAnswers: false, endpointing: { turnModel: false }, llm: { maxTokens: 64 } }, true);
     assert.deepEqual(prepared, { used: 0, dropped: 0, none: 3 });
+    assert.deepEqual(j.tools, { offered: ['add_note', 'read_notes', 'read_clipboard', 'open'], calls: 0 });
+    assert.match(stdout, /tools offered: add_note, read_notes, read_clipboard, open \(0 calls made\)/);
     for (const name of ['endpointMs', 'sttMs', 'llmTtftMs', 'ttsFirstAudioMs', 'voiceToVoiceMs', 'overheadMs', 'afterUnprepared']) assert.ok(stages[name]!.n > 0, `${name} has measurements`);
     const endpoint = stages.endpointMs as Dist & { silenceMs: number; error: Dist };
     assert.ok(Math.abs(endpoint.error.median) <= 100, `endpoint error ${endpoint.error.median}`);
