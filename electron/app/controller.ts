@@ -32,6 +32,7 @@ import { SettingsStore } from '../settings/file';
 import { OwnerOnlyFile } from '../secrets/secret-store';
 import type { ControllerOptions } from './controller-options';
 import { ModelSetup } from './model-setup';
+import { runCommand } from './window-commands';
 import { failedModels, initialStatus, llmStatus, loadProgress, turnModelStatus, waitingModels } from './app-status';
 import { API_KEY_FILE, ServerAccess, takeKey } from './server-access';
 import { keepPatchEnv, McpEnv, MCP_ENV_FILE, MCP_ENV_LABEL, moveEnvOutOfSettings } from './mcp-env';
@@ -267,55 +268,15 @@ export class AssistantController {
   }
 
   private run(c: Command): void {
-    const p = this.pipeline;
-    switch (c.type) {
-      case 'set-listening':
-        if (!c.listening) p?.endTurnNow('input-ended');
-        this.setStatus({ listening: c.listening });
-        break;
-      case 'push-to-talk':
-        p?.pushToTalk(c.down);
-        break;
-      case 'interrupt':
-        p?.stopSpeaking();
-        break;
-      case 'reset-conversation':
-        p?.resetConversation()
-          .then(() => this.notice('info', 'Started a new conversation.'))
-          .catch((err: unknown) => this.notice('error', messageOf(err, 'Could not reset the conversation')));
-        break;
-      case 'playback-progress':
-        this.output.reportProgress(c.position);
-        break;
-      case 'download-models':
-        void this.setup.download();
-        break;
-      case 'cancel-download':
-        this.setup.cancel();
-        break;
-      case 'cancel-timer':
-        if (p) p.cancelTimer(c.id);
-        // Between pipelines (a reload): on the book itself.
-        else this.timers.cancel(c.id);
-        break;
-      case 'activate':
-        // An activation is a request to talk: a muted microphone is turned back on for it.
-        if (!this.status.listening) this.setStatus({ listening: true });
-        p?.activate();
-        break;
-      case 'confirm-tool':
-        p?.decideConfirmation(c.id, c.run);
-        break;
-      case 'stop-ringing':
-        if (p) p.stopRinging();
-        else this.timers.stopRinging();
-        break;
-      case 'microphone-settings':
-        // Kept for the Models panel and logged with each turn: whether the browser really left the
-        // audio front end (echo cancellation, gain) to the app.
-        this.setStatus({ microphone: c.settings });
-        break;
-    }
+    runCommand(c, {
+      pipeline: this.pipeline,
+      output: this.output,
+      setup: this.setup,
+      timers: this.timers,
+      listening: () => this.status.listening,
+      setStatus: (patch) => this.setStatus(patch),
+      notice: (level, message) => this.notice(level, message),
+    });
   }
 
   /** From the app's microphone watchdog (main.ts): why the microphone sends nothing, or null when it does again. */
