@@ -73,7 +73,9 @@ describe('a spoken turn that calls a tool (server model, real speech engines)', 
     answer = script('read_clipboard', {});
     const { turns } = await talk(['--clipboard', 'the quarterly numbers']);
     assert.equal(turns[0]!.assistantText, 'Done: the quarterly numbers');
-    assert.equal(turns[0]!.tools?.[0]?.name, 'read_clipboard');
+    // A tool that only reads runs for the answer prepared during the pause, which the turn then takes: once.
+    assert.equal(turns[0]!.prepared, 'used');
+    assert.deepEqual(turns[0]!.tools?.map((u) => [u.name, u.ok]), [['read_clipboard', true]]);
     const from = server.requests.length;
     answer = script('read_clipboard', {});
     const off = await talk(['--clipboard', 'secret'], { tools: { builtIn: { clipboard: false } } });

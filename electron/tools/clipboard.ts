@@ -16,6 +16,7 @@ export function clipboardTool(reader: ClipboardReader): Tool {
     spec: { name: 'read_clipboard', description: 'Reads the text the user copied to the clipboard.', parameters: { type: 'object', properties: {} } },
     server: 'built-in',
     changes: false,
+    readOnly: true,
     run: async () => {
       const text = (await reader.readText()) ?? '';
       if (!text.trim()) return 'The clipboard holds no text.';

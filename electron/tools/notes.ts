@@ -75,6 +75,7 @@ export function noteTools(notes: NotesFile): Tool[] {
       spec: { name: 'read_notes', description: "Reads back the user's saved notes, latest last.", parameters: { type: 'object', properties: {} } },
       server: 'built-in',
       changes: false,
+      readOnly: true,
       run: () => notes.read(),
     },
   ];

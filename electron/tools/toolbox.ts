@@ -16,6 +16,12 @@ export interface Tool {
   server: string;
   /** Changes something outside the app's own folder: the user is asked before it runs. */
   changes: boolean;
+  /**
+   * Only reads (the clipboard, the notes, an MCP tool marked readOnlyHint): it may run for an answer
+   * prepared during a pause, which may yet be dropped. Adding a note changes nothing outside the
+   * app, but it writes: not read-only.
+   */
+  readOnly?: boolean;
   /** Switched on in settings (default: on). */
   enabled?: () => boolean;
   /** What a call would do, in words after "I'm about to" ("open example.com"); a tool that changes something should say. */
@@ -64,6 +70,11 @@ export class Toolbox {
 
   private offered(): Tool[] {
     return this.tools().filter((t) => t.enabled?.() ?? true);
+  }
+
+  /** Whether `call` is to a tool that only reads (it may run for a prepared answer). */
+  readsOnly(call: ToolCall): boolean {
+    return this.offered().find((t) => t.spec.name === call.name)?.readOnly === true;
   }
 
   /**

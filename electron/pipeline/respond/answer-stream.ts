@@ -40,7 +40,12 @@ export interface AnswerDeps {
  */
 export type ToolHooks =
   | { run: true; onUse: (use: ToolUse) => void; onRound: (round: ToolRound) => void; onAsk: (request: ToolRequest) => string }
-  | { run: false; onWanted: () => void };
+  | {
+      run: false;
+      onWanted: () => void;
+      /** A prepared answer: a tool that only reads runs, its call told here (counted only if the answer is adopted). */
+      readOnly?: { onUse: (use: ToolUse) => void; onRound: (round: ToolRound) => void };
+    };
 
 /** What the model is told of a call that waits for the user's yes. */
 export const ASKED_RESULT = 'not run yet: the user was asked to confirm, and it runs only if they say yes';
@@ -82,6 +87,11 @@ export function answerStream(deps: AnswerDeps, spec: AnswerStreamSpec): Utteranc
         const both = AbortSignal.any([signal, asked.signal]);
         const callTool = async (call: ToolCall): Promise<string> => {
           if (!hooks?.run || !box) {
+            if (hooks && !hooks.run && box && hooks.readOnly && box.readsOnly(call)) {
+              const result = await box.call(call, signal, hooks.readOnly.onUse);
+              hooks.readOnly.onRound({ calls: [call], results: [{ id: call.id, content: result }] });
+              return result;
+            }
             if (hooks && !hooks.run) hooks.onWanted();
             return 'error: no tool may run for this answer';
           }

@@ -4,6 +4,8 @@ import type { AudioOutput } from '../speak/output';
 import type { Utterance } from '../speak/utterance';
 import { HeldSink } from '../speak/utterance-sink';
 import { answerStream, type AnswerDeps } from './answer-stream';
+import type { ToolRound } from '../../engines/tool-calls';
+import type { ToolUse } from '../../tools/toolbox';
 
 export interface DraftDeps extends AnswerDeps {
   output: AudioOutput;
@@ -22,6 +24,9 @@ export interface DraftOwner {
   onFirstToken: (ms: number) => void;
   onError: (e: Error) => void;
   onRoute: (route: LlmRoute) => void;
+  /** A call the draft ran to a tool that only reads (before its adoption, told then), and its round. */
+  onToolUse: (use: ToolUse) => void;
+  onToolRound: (round: ToolRound) => void;
 }
 
 /**
@@ -42,6 +47,9 @@ export class Draft {
   private running = true;
   private failed = false;
   private deltas = '';
+  /** Calls to tools that only read, run before the draft was adopted: they count only once it is. */
+  private uses: ToolUse[] = [];
+  private rounds: ToolRound[] = [];
   /** Set once a reply adopted it: text and errors go to that turn from then on. */
   private owner: ({ events: EventHub; turn: number } & DraftOwner) | null = null;
   private firstTokenMs: number | null = null;
@@ -106,12 +114,18 @@ export class Draft {
         this.failed = true;
         this.owner?.onError(e);
       },
-      // A prepared answer runs no tool: one wanted means the committed turn asks again, with tools.
+      // A prepared answer runs only tools that read: another one wanted means the committed turn
+      // asks again, with tools (once adopted, the answer goes on, told that it may not run it).
       tools: {
         run: false,
         onWanted: () => {
+          if (this.owner) return;
           this.failed = true;
           this.utterance?.discard();
+        },
+        readOnly: {
+          onUse: (use) => (this.owner ? this.owner.onToolUse(use) : this.uses.push(use)),
+          onRound: (round) => (this.owner ? this.owner.onToolRound(round) : this.rounds.push(round)),
         },
       },
     });
@@ -136,6 +150,8 @@ export class Draft {
     if (this.route) owner.onRoute(this.route);
     if (this.firstTokenMs !== null) owner.onFirstToken(this.firstTokenMs);
     if (this.deltas) events.emit({ type: 'answer-delta', t: atMs, turn, text: this.deltas });
+    for (const use of this.uses) owner.onToolUse(use);
+    for (const round of this.rounds) owner.onToolRound(round);
     u.announceTo(events, turn);
     this.sink.release(atMs);
     return u;

@@ -154,6 +154,8 @@ export class Reply {
         onFirstToken: (ms) => (r.llmFirstTokenMs ??= ms),
         onError: (e) => this.failed(e),
         onRoute: (route) => this.routed(route),
+        onToolUse: (use) => r.tools.push(use),
+        onToolRound: (round) => this.rounds.push(round),
       });
       r.llmStartMs = draft.llmStartMs;
       this.utterance = answer;

@@ -102,6 +102,7 @@ export class McpServers {
       spec: { name: calledAs, description: info.description || `A tool of the MCP server ${r.name}.`, parameters: info.parameters },
       server: r.name,
       changes: info.changes,
+      readOnly: info.readOnly,
       enabled: () => !(r.settings.disabledTools ?? []).includes(info.name),
       run: (args, signal) => this.call(r, info.name, args, signal),
     };

@@ -16,6 +16,8 @@ export interface McpToolInfo {
   /** Its input schema, a JSON Schema object, as the model is given it. */
   parameters: Record<string, unknown>;
   changes: boolean;
+  /** Marked `readOnlyHint: true`: it may run for an answer prepared during a pause. */
+  readOnly: boolean;
 }
 
 /**
@@ -62,6 +64,7 @@ export function boundTools(listed: readonly SdkTool[]): BoundedTools {
       description: description.length > MCP_TOOL_LIMITS.descriptionChars ? `${description.slice(0, MCP_TOOL_LIMITS.descriptionChars)}…` : description,
       parameters: { ...schema, type: 'object' },
       changes: changesSomething(t.annotations),
+      readOnly: t.annotations?.readOnlyHint === true,
     });
   }
   return { tools, left: left.slice(0, 4) };
