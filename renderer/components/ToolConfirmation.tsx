@@ -9,13 +9,11 @@ import { useUi } from '../store';
 export function ToolConfirmation() {
   const pending = useUi((s) => s.status?.confirmation ?? null);
   if (!pending) return null;
-  const from = pending.server === 'built-in' ? '' : ` (${pending.server})`;
   return (
     <section className="panel confirmation" role="alertdialog" aria-labelledby="confirmation-title" aria-describedby="confirmation-action" data-testid="tool-confirmation">
       <h2 id="confirmation-title">Waiting for your yes</h2>
       <p id="confirmation-action">
-        The assistant is about to <strong>{pending.action}</strong>
-        {from}. Say “yes” or “no”, or:
+        The assistant is about to <strong>{pending.action}</strong>. Say “yes” or “no”, or:
       </p>
       <div className="confirmation-buttons">
         <button type="button" className="primary" data-testid="confirmation-run" onClick={() => api().send({ type: 'confirm-tool', id: pending.id, run: true })}>
