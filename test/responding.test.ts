@@ -16,6 +16,9 @@ import type { EndedTurn } from '../electron/pipeline/turns/turn-events';
 import { BargeInPolicy } from '../electron/pipeline/respond/barge-in';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../electron/settings/schema';
 import { withoutNow } from './conversation-text';
+import type { ToolCall } from '../electron/engines/tool-calls';
+import { Toolbox } from '../electron/tools/toolbox';
+import { WINDOW_RUN_WORDS } from '../electron/pipeline/respond/responding';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Speech over the answer pauses it (backchannels off): how barge-in works without acknowledgements. */
@@ -28,13 +31,16 @@ class ManualClock implements Clock {
   }
 }
 
-function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: Settings; contextSize?: number } = {}) {
+function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: Settings; contextSize?: number; toolCall?: ToolCall; tools?: Toolbox } = {}) {
   const prompts: string[][] = [];
   const llm: LanguageModel = {
     info: { id: 'scripted-llm', backend: 'cpu', gpuDevices: [], gpuLayers: 0, totalLayers: 0, contextSize: opts.contextSize ?? 4096, loadMs: 0, warmUpMs: 0 },
     async generate(messages: readonly ChatMessage[], o) {
       prompts.push(messages.slice(1).map((m) => `${m.role}:${withoutNow(m.text)}`));
       await sleep(opts.firstTokenDelayMs ?? 0);
+      if (o.signal?.aborted) return { text: '', stopReason: 'abort' };
+      // Scripted to ask for a tool first, when tools are offered.
+      if (opts.toolCall && o.callTool) await o.callTool(opts.toolCall);
       if (o.signal?.aborted) return { text: '', stopReason: 'abort' };
       const text = opts.answer ?? 'It is sunny. Enjoy the day.';
       o.onText(text);
@@ -56,7 +62,7 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
   events.on((e) => log.push(e));
   const user = { hasCandidate: false, active: false };
   const settings = opts.settings ?? PAUSING;
-  const r = new Responding({ clock, settings: () => settings, events, output }, { llm, tts }, {
+  const r = new Responding({ clock, settings: () => settings, events, output }, { llm, tts, tools: opts.tools ?? null }, {
     user,
     bargeIn: new BargeInPolicy(() => settings.bargeIn),
     keepReports: Infinity,
@@ -484,3 +490,57 @@ describe('responding with backchannels (scripted turn events)', () => {
   });
 });
 
+describe('asking before a tool runs, and the window deciding (scripted turn events)', () => {
+  function withOpen() {
+    const opened: string[] = [];
+    const tools = new Toolbox(
+      [
+        {
+          spec: { name: 'open', description: 'Opens a link.', parameters: { type: 'object', properties: { target: { type: 'string' } } } },
+          server: 'built-in',
+          changes: true,
+          describe: (a) => `open ${String(a.target)}`,
+          run: async (a) => (opened.push(String(a.target)), `Opened ${String(a.target)}`),
+        },
+      ],
+      () => ({ timeoutMs: 1000 }),
+    );
+    const s = setup({ tools, toolCall: { id: 'call_1', name: 'open', arguments: '{"target":"example.com"}' }, answer: 'Sure.' });
+    return { ...s, opened };
+  }
+
+  it("the answer asks and runs nothing; the window's Run runs it once, says so, and the history knows", async () => {
+    const { r, clock, endTurn, history, log, opened } = withOpen();
+    clock.t = 2000;
+    endTurn('open the page');
+    await r.drain();
+    const asked = log.filter((e) => e.type === 'confirmation');
+    assert.equal(asked.length, 1);
+    const pending = (asked[0] as { pending: { id: string; action: string } | null }).pending!;
+    assert.equal(pending.action, 'open example.com');
+    assert.deepEqual(opened, [], 'nothing ran before the yes');
+    assert.deepEqual(history(), ['user:open the page', "assistant: I'm about to open example.com. Shall I go ahead?"]);
+    r.decideConfirmation('confirm-99', true);
+    assert.deepEqual(opened, [], 'an old id runs nothing');
+    r.decideConfirmation(pending.id, true);
+    await new Promise((done) => setTimeout(done, 20));
+    assert.deepEqual(opened, ['example.com']);
+    assert.deepEqual(history().slice(2), [`user:${WINDOW_RUN_WORDS}`, 'assistant:Done.']);
+    assert.equal((log.filter((e) => e.type === 'confirmation').at(-1) as { pending: unknown }).pending, null, 'the window is told it is closed');
+    r.decideConfirmation(pending.id, true);
+    await new Promise((done) => setTimeout(done, 20));
+    assert.deepEqual(opened, ['example.com'], 'once');
+  });
+
+  it("the window's Cancel runs nothing and closes the question", async () => {
+    const { r, clock, endTurn, log, opened } = withOpen();
+    clock.t = 2000;
+    endTurn('open the page');
+    await r.drain();
+    const pending = (log.find((e) => e.type === 'confirmation') as { pending: { id: string } }).pending;
+    r.decideConfirmation(pending.id, false);
+    await new Promise((done) => setTimeout(done, 20));
+    assert.deepEqual(opened, []);
+    assert.equal((log.filter((e) => e.type === 'confirmation').at(-1) as { pending: unknown }).pending, null);
+  });
+});

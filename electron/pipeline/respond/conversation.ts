@@ -85,6 +85,15 @@ export class Conversation {
     this.edits++;
   }
 
+  /**
+   * An exchange that happened outside a spoken turn (the window's Run for a tool): already settled,
+   * with the call it ran, so the next turn knows.
+   */
+  appendDone(userText: string, answer: string, tools: readonly ToolRound[]): void {
+    this.exchanges.push({ turn: -1, user: userText, answer, tools, now: this.nowToGive() });
+    this.edits++;
+  }
+
   /** Records what the user heard of `turn`'s answer; settling it again replaces the first record. */
   settle(turn: number, s: Settlement): void {
     const i = this.exchanges.findIndex((e) => e.turn === turn);

@@ -21,6 +21,9 @@ import type { Reply } from './reply';
 import { turnReport } from './turn-record';
 import { WakeGate } from './wake-gate';
 
+/** The user's side of an exchange in which they pressed Run in the window, as the model reads it. */
+export const WINDOW_RUN_WORDS = '(I pressed Run in the window: go ahead.)';
+
 /** What responding needs to know of the user's side. */
 export interface UserTurnState {
   /** Speech that may become a turn is in progress. */
@@ -324,7 +327,13 @@ export class Responding {
     const { clock, events } = this.ctx;
     if (!this.confirmations.pending) events.emit({ type: 'confirmation', t: clock.now(), pending: null });
     if (!request || !this.tools) return;
-    void this.tools.call(request.call, undefined, () => undefined, true).then((result) => this.notices.say(result.startsWith('error: ') ? `That did not work: ${result.slice(7)}.` : 'Done.', clock.now()));
+    const call = { ...request.call, id: `${request.call.id}-confirmed` };
+    void this.tools.call(call, undefined, () => undefined, true).then((result) => {
+      const said = result.startsWith('error: ') ? `That did not work: ${result.slice(7)}.` : 'Done.';
+      // The model asked, and its question is in the history: it learns the answer came from the window.
+      this.conversation.appendDone(WINDOW_RUN_WORDS, said, [{ calls: [call], results: [{ id: call.id, content: result }] }]);
+      this.notices.say(said, clock.now());
+    });
   }
 
   /** The earliest pipeline time at which a timeout falls due, or null when none is pending. */
