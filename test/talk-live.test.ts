@@ -193,6 +193,14 @@ describe('talk console', () => {
     assert.match(shown, /^….*town \(2\.00 s\)$/);
   });
 
+  it('a question about a tool says what waits for a yes, and when it closes', () => {
+    const { out, written } = screen(false);
+    const c = new TalkConsole(out);
+    c.event({ type: 'confirmation', t: 3000, pending: { id: 'confirm-1', turn: 0, tool: 'open', server: 'built-in', action: 'open example.com', askedAtMs: 3000 } });
+    c.event({ type: 'confirmation', t: 9000, pending: null });
+    assert.deepEqual(written, ['  ? asks first: open example.com (say yes or no; 3.00 s)\n', '  ? the question about a tool is closed (9.00 s)\n']);
+  });
+
   it('piped, each interim result is a line of its own, as before', () => {
     const { out, written } = screen(false);
     const c = new TalkConsole(out);

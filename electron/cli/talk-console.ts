@@ -210,6 +210,9 @@ export class TalkConsole {
         return this.line(`  + the user went on before hearing answer ${e.turn}: merged into the next turn (${sec(e.t)})`);
       case 'holding-phrase':
         return this.line(`  … holding phrase "${e.text}" (${sec(e.t)})`);
+      case 'confirmation':
+        // The question itself is in the answer's text; this says what waits, and when it closes.
+        return this.line(e.pending ? `  ? asks first: ${e.pending.action} (say yes or no; ${sec(e.t)})` : `  ? the question about a tool is closed (${sec(e.t)})`);
       case 'timer':
         return this.line(`  ⏰ ${e.kind} rings: "${e.text}" (${sec(e.t)})`);
       case 'one-shot': {
