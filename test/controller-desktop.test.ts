@@ -12,6 +12,7 @@ import { AssistantController } from '../electron/app/controller';
 import type { DesktopShell } from '../electron/desktop/shell';
 import type { AppEvent } from '../electron/ipc-contract';
 import { tempDir } from './helpers';
+import { controllerWithoutModels } from './controller-fixture';
 
 /** Records what it was asked; `taken` accelerators are refused as another program's. */
 class RecordingShell implements DesktopShell {
@@ -36,17 +37,7 @@ class RecordingShell implements DesktopShell {
 }
 
 function controllerWith(dir: string, shell?: DesktopShell): { controller: AssistantController; events: AppEvent[] } {
-  const controller = new AssistantController({
-    settingsFile: path.join(dir, 'settings.json'),
-    modelRoots: () => [path.join(dir, 'no-models')],
-    downloadRoot: path.join(dir, 'downloads'),
-    audioSink: () => null,
-    detectHardware: async () => ({ backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB: 8192 }),
-    ...(shell ? { shell } : {}),
-  });
-  const events: AppEvent[] = [];
-  controller.on((e) => events.push(e));
-  return { controller, events };
+  return controllerWithoutModels(dir, shell ? { shell } : {});
 }
 
 describe('the desktop shell, from the controller', () => {

@@ -16,6 +16,7 @@ import { SettingsStore } from '../electron/settings/file';
 import { DEFAULT_SETTINGS, validateSettings, withoutSecrets, type FieldError } from '../electron/settings/schema';
 import { takeSecrets } from '../electron/settings/secrets-in-text';
 import { tempDir } from './helpers';
+import { controllerWithoutModels } from './controller-fixture';
 
 const SECRET = 'ghp_Secret0123456789abcdef';
 const OTHER = 'other-secret-value-42';
@@ -130,18 +131,8 @@ describe('tools.mcpServers in settings', () => {
 });
 
 function controllerIn(dir: string, mcpSecrets?: EncryptedFile): { controller: AssistantController; events: AppEvent[] } {
-  const controller = new AssistantController({
-    settingsFile: path.join(dir, 'settings.json'),
-    // No models: the settings and their secrets are what is tested here.
-    modelRoots: () => [path.join(dir, 'no-models')],
-    downloadRoot: path.join(dir, 'downloads'),
-    audioSink: () => null,
-    detectHardware: async () => ({ backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB: 8192 }),
-    ...(mcpSecrets ? { mcpSecrets } : {}),
-  });
-  const events: AppEvent[] = [];
-  controller.on((e) => events.push(e));
-  return { controller, events };
+  // No models: the settings and their secrets are what is tested here.
+  return controllerWithoutModels(dir, mcpSecrets ? { mcpSecrets } : {});
 }
 
 /** A server that needs no process: these tests never connect. */
