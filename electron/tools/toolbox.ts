@@ -6,7 +6,7 @@
  * A tool that changes something outside the app is not run from a model's call: the call becomes a
  * question to the user (pipeline/respond/confirmation.ts), and runs only once they say yes.
  */
-import type { ToolCall, ToolSpec } from '../engines/tool-calls';
+import type { ToolCall, ToolRound, ToolSpec } from '../engines/tool-calls';
 import type { ToolUseReport } from '../pipeline/report';
 
 /** A tool: what the model is told, whether it changes anything outside the app (then it asks first), and its work. */
@@ -88,6 +88,20 @@ export class Toolbox {
     if (!args) return null;
     const action = tool.describe?.(args) ?? `use ${tool.spec.name}${tool.server === 'built-in' ? '' : ` from ${tool.server}`}`;
     return { call, server: tool.server, action: action.replace(/\s+/g, ' ').trim().slice(0, 200) };
+  }
+
+  /**
+   * Runs a call the user said yes to (by voice or the window's Run): its round for the conversation
+   * (the call under an id of its own, beside the one that asked) and the line that says how it went.
+   */
+  async runAgreed(request: ToolRequest, signal: AbortSignal | undefined, record: (use: ToolUse) => void): Promise<{ round: ToolRound; said: string }> {
+    const call = { ...request.call, id: `${request.call.id}-confirmed` };
+    let failed: string | null = null;
+    const result = await this.call(call, signal, (use) => ((failed = use.ok ? null : use.error), record(use)), true);
+    return {
+      round: { calls: [call], results: [{ id: call.id, content: result }] },
+      said: failed === null ? 'Done.' : `That did not work: ${String(failed).replace(/\.$/, '')}.`,
+    };
   }
 
   /**

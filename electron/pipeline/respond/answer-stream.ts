@@ -35,8 +35,8 @@ export interface AnswerDeps {
 /**
  * What an answer does with the model's tool calls: a committed turn runs them (each recorded, each
  * round kept for the conversation), and a call to a tool that changes something ends the answer
- * with the question `onAsk` gives; a prepared answer runs none (the turn will ask again), and hears
- * that one was wanted.
+ * with the question `onAsk` gives; a prepared answer runs only tools that read (`readOnly`: they
+ * count once it is adopted), and hears when another one was wanted (the turn will ask again).
  */
 export type ToolHooks =
   | { run: true; onUse: (use: ToolUse) => void; onRound: (round: ToolRound) => void; onAsk: (request: ToolRequest) => string }

@@ -250,16 +250,11 @@ export class Reply {
       await this.sayLocally("Okay, I won't.");
       return;
     }
-    const call = { ...request.call, id: `${request.call.id}-confirmed` };
-    let failed: string | null = null;
-    const result = await this.deps.tools.call(call, this.abort.signal, (use) => {
-      r.tools.push(use);
-      failed = use.ok ? null : use.error;
-    }, true);
-    this.rounds.push({ calls: [call], results: [{ id: call.id, content: result }] });
+    const { round, said } = await this.deps.tools.runAgreed(request, this.abort.signal, (use) => r.tools.push(use));
+    this.rounds.push(round);
     r.confirmation = { ...tool, outcome: 'ran' };
     if (this.stopped) return;
-    await this.sayLocally(failed ? `That did not work: ${String(failed).replace(/\.$/, '')}.` : 'Done.');
+    await this.sayLocally(said);
   }
 
   /** A command's answer: a fixed text through the same voice, sink and events as any answer. */

@@ -327,11 +327,9 @@ export class Responding {
     const { clock, events } = this.ctx;
     if (!this.confirmations.pending) events.emit({ type: 'confirmation', t: clock.now(), pending: null });
     if (!request || !this.tools) return;
-    const call = { ...request.call, id: `${request.call.id}-confirmed` };
-    void this.tools.call(call, undefined, () => undefined, true).then((result) => {
-      const said = result.startsWith('error: ') ? `That did not work: ${result.slice(7)}.` : 'Done.';
+    void this.tools.runAgreed(request, undefined, () => undefined).then(({ round, said }) => {
       // The model asked, and its question is in the history: it learns the answer came from the window.
-      this.conversation.appendDone(WINDOW_RUN_WORDS, said, [{ calls: [call], results: [{ id: call.id, content: result }] }]);
+      this.conversation.appendDone(WINDOW_RUN_WORDS, said, [round]);
       this.notices.say(said, clock.now());
     });
   }
