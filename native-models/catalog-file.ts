@@ -35,6 +35,7 @@ function parseCatalog(json: unknown, source: string): ModelEntry[] {
     check(typeof x.engine === 'object' && x.engine !== null, `${where}.engine`, 'must describe how the engine loads it', problems);
     if (!Array.isArray(x.files)) problems.push(`${where}.files must be a list`);
     else x.files.forEach((f, j) => checkFile(f, `${where}.files[${j}]`, problems));
+    check(x.defaultFor === undefined || x.defaultFor === 'cpu' || x.defaultFor === 'gpu', `${where}.defaultFor`, 'must be "cpu" or "gpu"', problems);
     if (x.archive !== undefined) checkFile({ name: 'archive', ...(x.archive as object) }, `${where}.archive`, problems);
   });
   if (problems.length) throw new UserError(`Catalog ${source} is invalid: ${problems.slice(0, 10).join('; ')}${problems.length > 10 ? `; and ${problems.length - 10} more` : ''}`, 'catalog-invalid');

@@ -30,6 +30,8 @@ const PARAKEET_V2 =
 
 const QWEN25_15B_BYTES = 1_117_320_736;
 const QWEN25_7B_BYTES = 4_683_074_240;
+/** Two third parties agree on the size; one gives the sha256 (shared/reference/default-models.md). */
+const QWEN3_4B_2507_BYTES = 2_497_281_120;
 
 export const DEFAULT_CATALOG: readonly ModelEntry[] = [
   // ---------------------------------------------------------------- VAD
@@ -146,13 +148,15 @@ export const DEFAULT_CATALOG: readonly ModelEntry[] = [
   },
 
   // ---------------------------------------------------------------- LLM (small first: it is the llm default)
+  // Why these defaults: docs/models.md#the-default-language-models.
   {
     id: 'qwen2.5-1.5b-instruct-q4_k_m',
     kind: 'llm',
     name: 'Qwen2.5 1.5B Instruct Q4_K_M',
     description:
       'Small chat model for CPUs and small GPUs; official Qwen GGUF. Its size class generates about 24 tokens/s ' +
-      'on a 4-thread CPU, well above speaking pace.',
+      'on a 4-thread CPU, well above speaking pace. Calls tools in the Hermes format its chat template describes.',
+    defaultFor: 'cpu',
     licence: 'Apache-2.0',
     source: 'https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF',
     files: [
@@ -169,12 +173,38 @@ export const DEFAULT_CATALOG: readonly ModelEntry[] = [
     memoryMiB: llmMemoryMiB(QWEN25_15B_BYTES),
   },
   {
+    id: 'qwen3-4b-instruct-2507-q4_k_m',
+    kind: 'llm',
+    name: 'Qwen3 4B Instruct 2507 Q4_K_M',
+    description:
+      'Chat model for GPUs with about 4 GB or more: the July 2025 instruct build, which has no thinking mode ' +
+      '(nothing to turn off for spoken answers), made for tool calling, with its own chat format in node-llama-cpp; ' +
+      'unsloth GGUF, about 2.5 GB.',
+    licence: 'Apache-2.0',
+    source: 'https://huggingface.co/unsloth/Qwen3-4B-Instruct-2507-GGUF',
+    defaultFor: 'gpu',
+    files: [
+      {
+        name: 'Qwen3-4B-Instruct-2507-Q4_K_M.gguf',
+        url:
+          HF +
+          'unsloth/Qwen3-4B-Instruct-2507-GGUF/resolve/a06e946bb6b655725eafa393f4a9745d460374c9/Qwen3-4B-Instruct-2507-Q4_K_M.gguf',
+        bytes: QWEN3_4B_2507_BYTES,
+        sha256: '3605803b982cb64aead44f6c1b2ae36e3acdb41d8e46c8a94c6533bc4c67e597',
+        // Size from two third parties [T2], sha256 from one [T1]: `npm run models -- lock` must measure them.
+        unconfirmed: true,
+      },
+    ],
+    engine: { engine: 'llama-gguf', model: 'Qwen3-4B-Instruct-2507-Q4_K_M.gguf' },
+    memoryMiB: llmMemoryMiB(QWEN3_4B_2507_BYTES),
+  },
+  {
     id: 'qwen2.5-7b-instruct-q4_k_m',
     kind: 'llm',
     name: 'Qwen2.5 7B Instruct Q4_K_M',
     description:
       'Larger chat model for GPUs with 8 GB or more (fits with a few thousand tokens of context); bartowski GGUF, ' +
-      'about 4.68 GB.',
+      'about 4.68 GB. Selectable; no machine gets it by default.',
     licence: 'Apache-2.0',
     source: 'https://huggingface.co/bartowski/Qwen2.5-7B-Instruct-GGUF',
     files: [

@@ -36,8 +36,10 @@ function sized(e: ModelEntry): string {
 }
 
 export function recommendLlm(hw: Hardware, catalog: readonly ModelEntry[] = DEFAULT_CATALOG): Recommendation {
-  const llms = catalog.filter((e) => e.kind === 'llm' && !e.local && e.memoryMiB !== undefined).sort((a, b) => a.memoryMiB! - b.memoryMiB!);
-  const smallest = llms[0];
+  const all = catalog.filter((e) => e.kind === 'llm' && !e.local && e.memoryMiB !== undefined).sort((a, b) => a.memoryMiB! - b.memoryMiB!);
+  // A catalog that marks defaults offers only them; one that marks none offers every size.
+  const llms = all.some((e) => e.defaultFor) ? all.filter((e) => e.defaultFor) : all;
+  const smallest = llms.find((e) => e.defaultFor === 'cpu') ?? llms[0];
   if (!smallest) throw new Error('The catalog has no downloadable LLM');
   const pick = (e: ModelEntry, reason: string): Recommendation => ({ id: e.id, name: e.name, reason });
   const gpu = hw.gpuNames[0] ?? 'the GPU';
@@ -56,6 +58,6 @@ export function recommendLlm(hw: Hardware, catalog: readonly ModelEntry[] = DEFA
   return pick(
     best,
     `${memory} (${hw.backend}) fits this model (${sized(best)})` +
-      (larger ? `; the next size up needs about ${memoryText(larger.memoryMiB!)} of memory.` : ', the largest in the catalog.'),
+      (larger ? `; the next size up needs about ${memoryText(larger.memoryMiB!)} of memory.` : `, the largest ${llms === all ? 'in the catalog' : 'default'}.`),
   );
 }

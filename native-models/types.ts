@@ -84,6 +84,11 @@ export interface ModelEntry {
   local?: true;
   /** Approximate memory/VRAM need in MiB, for recommendations. */
   memoryMiB?: number;
+  /**
+   * LLMs: the machines this model is the default for: 'cpu' (no usable GPU, or one too small for the
+   * 'gpu' default) or 'gpu' (a GPU it fits). A model with neither is offered only when asked for.
+   */
+  defaultFor?: 'cpu' | 'gpu';
 }
 
 export interface ResolvedModel {

@@ -67,7 +67,12 @@ describe('catalog', () => {
     const stt = DEFAULT_CATALOG.filter((e) => e.kind === 'stt');
     assert.equal(stt[0]?.engine.engine, 'sherpa-online');
     assert.ok(stt.some((e) => e.engine.engine === 'sherpa-offline'));
-    assert.equal(DEFAULT_CATALOG.filter((e) => e.kind === 'llm').length, 2);
+    // The CPU default first (the llm default where none is chosen), the GPU default, Qwen2.5 7B selectable.
+    assert.deepEqual(DEFAULT_CATALOG.filter((e) => e.kind === 'llm').map((e) => [e.id, e.defaultFor ?? null]), [
+      ['qwen2.5-1.5b-instruct-q4_k_m', 'cpu'],
+      ['qwen3-4b-instruct-2507-q4_k_m', 'gpu'],
+      ['qwen2.5-7b-instruct-q4_k_m', null],
+    ]);
     assert.equal(DEFAULT_CATALOG.filter((e) => e.kind === 'tts').length, 2);
   });
 

@@ -32,8 +32,8 @@ describe('npm run check:layouts', { concurrency: true }, () => {
     assert.match(r.stdout, /^loads  kokoro-en-v0_19  \[kokoro v0\.19 voice\]  spoke \d+\.\d s at 24000 Hz$/m);
     assert.match(r.stdout, /^loads  silero-vad  \[silero-v5 vad\]  speech probability/m);
     assert.match(r.stdout, /^loads  smart-turn-v3\.2-cpu  \[smart turn v3\]  end-of-turn probability/m);
-    for (const id of ['qwen2.5-1.5b-instruct-q4_k_m', 'qwen2.5-7b-instruct-q4_k_m']) {
-      assert.match(r.stdout, new RegExp(`^loads  ${escape(id)}  \\[gguf qwen2\\]  .*node-llama-cpp's one loader.*test-llm-stories260k.*knows qwen2 \\(.*GgufArchitectureType lists qwen2`, 'm'));
+    for (const [id, arch] of [['qwen2.5-1.5b-instruct-q4_k_m', 'qwen2'], ['qwen2.5-7b-instruct-q4_k_m', 'qwen2'], ['qwen3-4b-instruct-2507-q4_k_m', 'qwen3']] as const) {
+      assert.match(r.stdout, new RegExp(`^loads  ${escape(id)}  \\[gguf ${arch}\\]  .*node-llama-cpp's one loader.*test-llm-stories260k.*knows ${arch} \\(.*GgufArchitectureType lists ${arch}`, 'm'));
     }
   });
 

@@ -273,10 +273,10 @@ describe('model downloader (local HTTP server)', () => {
       assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('error:')).length, 1, r.stderr);
       assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
       const broken = path.join(work, 'broken.json');
-      writeFileSync(broken, JSON.stringify([{ id: 'x y', kind: 'asr', files: [{ name: 'a', sha256: 'nope' }] }]));
+      writeFileSync(broken, JSON.stringify([{ id: 'x y', kind: 'asr', defaultFor: 'tpu', files: [{ name: 'a', sha256: 'nope' }] }]));
       const b = await runCli('electron/cli/models.ts', ['list', '--catalog', broken]);
       assert.equal(b.code, 1);
-      assert.match(b.stderr, /\[0\]\.id must be a name.*\[0\]\.kind must be one of vad, stt, llm, tts, turn.*\[0\]\.files\[0\]\.sha256 must be 64 hex digits/);
+      assert.match(b.stderr, /\[0\]\.id must be a name.*\[0\]\.kind must be one of vad, stt, llm, tts, turn.*\[0\]\.files\[0\]\.sha256 must be 64 hex digits.*\[0\]\.defaultFor must be "cpu" or "gpu"/);
       const unknown = await runCli('electron/cli/models.ts', ['fetch', 'nope', '--catalog', catalogFile]);
       assert.match(unknown.stderr, /error: Unknown model "nope"\. Known: cli-model, cli-bad\./);
     });
@@ -286,18 +286,32 @@ describe('model downloader (local HTTP server)', () => {
 describe('LLM recommendation', () => {
   const hw = (h: Partial<Hardware>): Hardware => ({ backend: 'cpu', gpuNames: [], vramMiB: null, unifiedMemory: false, ramMiB: 16384, ...h });
 
-  it('CPU only: the small model; a GPU with room: the large one; too little VRAM: the small one', () => {
+  it('CPU only: the CPU default; a GPU it fits: the GPU default; too little VRAM: the CPU default; a model that is no default is never offered', () => {
     assert.equal(recommendLlm(hw({})).id, 'qwen2.5-1.5b-instruct-q4_k_m');
     assert.match(recommendLlm(hw({})).reason, /No usable GPU/);
     const big = recommendLlm(hw({ backend: 'cuda', gpuNames: ['NVIDIA GeForce RTX 4070'], vramMiB: 12282 }));
-    assert.equal(big.id, 'qwen2.5-7b-instruct-q4_k_m');
-    assert.match(big.reason, /12 GB on NVIDIA GeForce RTX 4070 \(cuda\) fits this model/);
-    assert.equal(recommendLlm(hw({ backend: 'vulkan', gpuNames: ['iGPU'], vramMiB: 4096 })).id, 'qwen2.5-1.5b-instruct-q4_k_m');
+    assert.equal(big.id, 'qwen3-4b-instruct-2507-q4_k_m', 'a 12 GB GPU gets the GPU default, not the 7B that also fits');
+    assert.match(big.reason, /12 GB on NVIDIA GeForce RTX 4070 \(cuda\) fits this model .*, the largest default\.$/);
+    assert.equal(recommendLlm(hw({ backend: 'vulkan', gpuNames: ['iGPU'], vramMiB: 4096 })).id, 'qwen3-4b-instruct-2507-q4_k_m');
+    const small = recommendLlm(hw({ backend: 'vulkan', gpuNames: ['iGPU'], vramMiB: 3072 }));
+    assert.equal(small.id, 'qwen2.5-1.5b-instruct-q4_k_m');
+    assert.match(small.reason, /the next size up needs about 2\.\d GB of memory/);
     assert.match(recommendLlm(hw({ backend: 'vulkan', vramMiB: 1024 })).reason, /less than even the smallest model needs/);
     // Apple silicon: the GPU shares RAM.
-    assert.equal(recommendLlm(hw({ backend: 'metal', unifiedMemory: true, ramMiB: 16384, vramMiB: 10923 })).id, 'qwen2.5-7b-instruct-q4_k_m');
-    assert.equal(recommendLlm(hw({ backend: 'metal', unifiedMemory: true, ramMiB: 8192, vramMiB: 5461 })).id, 'qwen2.5-1.5b-instruct-q4_k_m');
+    assert.equal(recommendLlm(hw({ backend: 'metal', unifiedMemory: true, ramMiB: 16384, vramMiB: 10923 })).id, 'qwen3-4b-instruct-2507-q4_k_m');
+    assert.equal(recommendLlm(hw({ backend: 'metal', unifiedMemory: true, ramMiB: 6144, vramMiB: 4096 })).id, 'qwen2.5-1.5b-instruct-q4_k_m');
     assert.ok(DEFAULT_CATALOG.some((e) => e.id === big.id));
+    // One default per tier, each downloadable; Qwen2.5 7B stays in the catalog, selectable.
+    const llms = DEFAULT_CATALOG.filter((e) => e.kind === 'llm');
+    assert.deepEqual(llms.filter((e) => e.defaultFor).map((e) => e.defaultFor).sort(), ['cpu', 'gpu']);
+    assert.ok(llms.some((e) => e.id === 'qwen2.5-7b-instruct-q4_k_m' && !e.defaultFor));
+  });
+
+  it('a catalog that marks no defaults offers the largest size that fits', () => {
+    const plain = DEFAULT_CATALOG.map(({ defaultFor: _d, ...e }) => e);
+    assert.equal(recommendLlm(hw({ backend: 'cuda', vramMiB: 12282 }), plain).id, 'qwen2.5-7b-instruct-q4_k_m');
+    assert.match(recommendLlm(hw({ backend: 'cuda', vramMiB: 12282 }), plain).reason, /the largest in the catalog\.$/);
+    assert.equal(recommendLlm(hw({}), plain).id, 'qwen2.5-1.5b-instruct-q4_k_m');
   });
 
   it('the progress line shows bar, bytes, speed and time left', () => {

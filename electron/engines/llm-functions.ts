@@ -22,6 +22,12 @@ import { MAX_TOOL_ROUNDS, type ToolCall, type ToolRound, type ToolSpec } from '.
 /** Said when a call the model wrote could not be used (cut off, or not what its grammar allows). */
 export const TOOL_FAILED_NOTICE = ' Sorry, I could not use a tool for that.';
 
+/**
+ * Spoken answers never think first: a reasoning model's thought segment costs the listener its
+ * whole length in silence before the first word. A budget of 0 keeps the segment from opening.
+ */
+export const NO_THINKING = { thoughtTokens: 0 } as const;
+
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isLiteral = (v: unknown): v is string | number | boolean | null => v === null || ['string', 'number', 'boolean'].includes(typeof v);
@@ -254,6 +260,7 @@ export async function answerWithFunctions(
         stopOnAbortSignal: true,
         maxTokens: opts.maxTokens,
         temperature: opts.temperature,
+        budgets: NO_THINKING,
         onTextChunk: (chunk) => {
           if (opts.signal?.aborted) return;
           text += chunk;

@@ -2,7 +2,7 @@ import os from 'node:os';
 import { getLlama, LlamaChat, LlamaChatSession, LlamaLogLevel, type ChatHistoryItem, type ChatWrapper, type Llama, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
 import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
-import { answerWithFunctions, callPrefixes, functionCallItems, roomFor, toFunctions } from './llm-functions';
+import { answerWithFunctions, callPrefixes, functionCallItems, NO_THINKING, roomFor, toFunctions } from './llm-functions';
 import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmBackend, LlmInfo } from './llm-types';
 import type { ToolSpec } from './tool-calls';
 // TEMPORARY: for electron/pipeline/ until its imports name llm-types.ts.
@@ -178,6 +178,7 @@ export class LlamaEngine implements LanguageModel {
         stopOnAbortSignal: true,
         maxTokens: opts.maxTokens,
         temperature: opts.temperature,
+        budgets: NO_THINKING,
         onTextChunk: (chunk) => {
           if (!opts.signal?.aborted) opts.onText(chunk);
         },
