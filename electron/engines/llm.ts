@@ -132,7 +132,11 @@ export class LlamaEngine implements LanguageModel {
       );
     }
     const contextSize = Math.min(opts.contextSize, model.trainContextSize);
-    const context = await model.createContext({ contextSize, threads: opts.threads > 0 ? opts.threads : autoThreads() });
+    // On the CPU, llama.cpp's flash attention (node-llama-cpp's default where supported) makes each
+    // token cost grow steeply with the context: measured here about 3 times slower per token at
+    // 1,400 tokens of context, the size of a prompt that describes the tools (docs/tools.md).
+    const flashAttention = llama.gpu === false ? false : 'auto';
+    const context = await model.createContext({ contextSize, threads: opts.threads > 0 ? opts.threads : autoThreads(), flashAttention });
     const backend: LlmBackend = llama.gpu === false ? 'cpu' : llama.gpu;
     const info: LlmInfo = {
       id: resolved.entry.id,
