@@ -1,4 +1,5 @@
 import { BandSplit } from '../../audio/band-split';
+import { DelaySearch } from './echo-delay-search';
 import { EchoFilter } from './echo-filter';
 import { EchoSuppressor } from './echo-suppressor';
 
@@ -101,6 +102,7 @@ export class EchoCanceller {
   private readonly maxDelay: number;
   private readonly analysis: number;
   private readonly filter: EchoFilter;
+  private readonly search: DelaySearch;
   private readonly suppressor = new EchoSuppressor(BAND_EDGES.length + 1);
   private readonly residual = new Float64Array(BLOCK);
   /** The bands of the filter's output, its echo estimate, the microphone and the reference. */
@@ -140,6 +142,7 @@ export class EchoCanceller {
     this.analysis = Math.round((opts.analysisMs / 1000) * opts.sampleRate);
     const tail = Math.round(((opts.tailMs ?? 600) / 1000) * opts.sampleRate);
     this.filter = new EchoFilter({ block: BLOCK, partitions: Math.ceil(tail / BLOCK) });
+    this.search = new DelaySearch(Math.floor(Math.max(this.analysis, MIN_ANALYSIS) / DECIMATE), Math.floor(this.maxDelay / DECIMATE));
     this.residualBands = new Bands(opts.sampleRate);
     this.echoBands = new Bands(opts.sampleRate);
     this.micBands = new Bands(opts.sampleRate);
@@ -290,24 +293,7 @@ export class EchoCanceller {
     const maxD = Math.floor(this.maxDelay / DECIMATE);
     const micEnergy = energy(micD, 0, aD);
     if (micEnergy <= SILENT * aD) return;
-    let best = -1;
-    let bestNcc = 0;
-    const offset = refD.length - aD;
-    for (let d = 0; d <= maxD; d++) {
-      let mr = 0;
-      let rr = 0;
-      for (let i = 0; i < aD; i++) {
-        const r = refD[offset + i - d]!;
-        mr += micD[i]! * r;
-        rr += r * r;
-      }
-      if (rr <= SILENT * aD) continue;
-      const ncc = mr / Math.sqrt(rr * micEnergy);
-      if (ncc > bestNcc) {
-        bestNcc = ncc;
-        best = d;
-      }
-    }
+    const { lag: best, ncc: bestNcc } = this.search.best(micD, micEnergy, refD, refD.length - aD, maxD, SILENT * aD);
     // Over a short span a voice can match the reference by chance: ask for a closer match there.
     const lock = a < this.analysis ? SHORT_LOCK_NCC : LOCK_NCC;
     if (best < 0 || bestNcc < lock * 0.8) return;

@@ -58,6 +58,8 @@ export class EchoFilter {
   /** Spectra of the last `partitions` reference blocks (newest at `head`), each over two blocks of samples. */
   private readonly xr: Float64Array[];
   private readonly xi: Float64Array[];
+  /** Their powers per bin, |X|², kept beside them: every block's step normalization sums them. */
+  private readonly xp: Float64Array[];
   private head = 0;
   private readonly fr: Float64Array[];
   private readonly fi: Float64Array[];
@@ -68,7 +70,14 @@ export class EchoFilter {
   private readonly frame: Float64Array;
   private readonly spectrumR: Float64Array;
   private readonly spectrumI: Float64Array;
+  /** The background's echo spectrum, made in the same pass as the foreground's. */
+  private readonly bgSpectrumR: Float64Array;
+  private readonly bgSpectrumI: Float64Array;
   private readonly time: Float64Array;
+  private readonly bgTime: Float64Array;
+  /** Each partition's weight magnitude (root of its energy), kept up to date as the weights change. */
+  private readonly fgMagnitude: Float64Array;
+  private readonly bgMagnitude: Float64Array;
   /** Each partition's share of the step (mean 1), and the per-bin power the step is normalized by. */
   private readonly shares: Float64Array;
   private readonly norm: Float64Array;
@@ -96,6 +105,7 @@ export class EchoFilter {
     const spectra = () => Array.from({ length: opts.partitions }, () => new Float64Array(this.bins));
     this.xr = spectra();
     this.xi = spectra();
+    this.xp = spectra();
     this.fr = spectra();
     this.fi = spectra();
     this.br = spectra();
@@ -104,7 +114,12 @@ export class EchoFilter {
     this.frame = new Float64Array(2 * opts.block);
     this.spectrumR = new Float64Array(this.bins);
     this.spectrumI = new Float64Array(this.bins);
+    this.bgSpectrumR = new Float64Array(this.bins);
+    this.bgSpectrumI = new Float64Array(this.bins);
     this.time = new Float64Array(2 * opts.block);
+    this.bgTime = new Float64Array(2 * opts.block);
+    this.fgMagnitude = new Float64Array(opts.partitions);
+    this.bgMagnitude = new Float64Array(opts.partitions);
     this.echo = new Float64Array(opts.block);
     this.shares = new Float64Array(opts.partitions);
     this.norm = new Float64Array(this.bins);
@@ -117,7 +132,9 @@ export class EchoFilter {
 
   /** Forgets the path (a new alignment, a reset). */
   reset(): void {
-    for (const a of [this.xr, this.xi, this.fr, this.fi, this.br, this.bi]) for (const s of a) s.fill(0);
+    for (const a of [this.xr, this.xi, this.xp, this.fr, this.fi, this.br, this.bi]) for (const s of a) s.fill(0);
+    this.fgMagnitude.fill(0);
+    this.bgMagnitude.fill(0);
     this.lastRef.fill(0);
     this.better = 0;
     this.leak = this.ratio = 1;
@@ -137,6 +154,7 @@ export class EchoFilter {
     this.fi[p]!.set(this.spectrumI);
     this.br[p]!.set(this.spectrumR);
     this.bi[p]!.set(this.spectrumI);
+    this.fgMagnitude[p] = this.bgMagnitude[p] = magnitude(this.br[p]!, this.bi[p]!);
   }
 
   /**
@@ -154,8 +172,14 @@ export class EchoFilter {
     for (let i = 0; i < B; i++) this.frame[B + i] = ref[i]!;
     for (let i = 0; i < B; i++) this.lastRef[i] = ref[i]!;
     this.fft.forward(this.frame, xr, xi);
+    const xp = this.xp[this.head]!;
+    for (let k = 0; k < this.bins; k++) xp[k] = xr[k]! * xr[k]! + xi[k]! * xi[k]!;
 
-    const fgError = this.errorOf(this.fr, this.fi, mic, out);
+    // Both filters' echo estimates in one pass over the reference spectra.
+    this.estimate();
+    const bgOut = this.frame;
+    const fgError = this.errorOf(this.time, mic, out);
+    const bgError = this.errorOf(this.bgTime, mic, bgOut);
     this.echo.set(this.time.subarray(B));
     let fgEcho = 0;
     for (let i = 0; i < B; i++) fgEcho += this.echo[i]! * this.echo[i]!;
@@ -174,8 +198,6 @@ export class EchoFilter {
       this.nearEnd = false;
       this.nearEndBlocks = 0;
     }
-    const bgOut = this.frame;
-    const bgError = this.errorOf(this.br, this.bi, mic, bgOut);
     // Predicted before adapting on it, so only a real echo path can make a block this much quieter.
     let micEnergy = 0;
     for (let i = 0; i < B; i++) micEnergy += mic[i]! * mic[i]!;
@@ -201,29 +223,45 @@ export class EchoFilter {
     }
   }
 
-  /** The error of filter (wr, wi) on this block into `out[0..B)`; returns its energy. */
-  private errorOf(wr: Float64Array[], wi: Float64Array[], mic: ArrayLike<number>, out: Float64Array): number {
-    const B = this.block;
+  /** Both filters' echo estimates for this block, in the time domain: into `time` and `bgTime`. */
+  private estimate(): void {
     const P = this.partitions;
-    const yr = this.spectrumR;
-    const yi = this.spectrumI;
-    yr.fill(0);
-    yi.fill(0);
+    const bins = this.bins;
+    const fr = this.spectrumR;
+    const fi = this.spectrumI;
+    const br = this.bgSpectrumR;
+    const bi = this.bgSpectrumI;
+    fr.fill(0);
+    fi.fill(0);
+    br.fill(0);
+    bi.fill(0);
     for (let p = 0; p < P; p++) {
       const s = (this.head + p) % P;
       const ar = this.xr[s]!;
       const ai = this.xi[s]!;
-      const br = wr[p]!;
-      const bi = wi[p]!;
-      for (let k = 0; k < this.bins; k++) {
-        yr[k]! += ar[k]! * br[k]! - ai[k]! * bi[k]!;
-        yi[k]! += ar[k]! * bi[k]! + ai[k]! * br[k]!;
+      const wr = this.fr[p]!;
+      const wi = this.fi[p]!;
+      const vr = this.br[p]!;
+      const vi = this.bi[p]!;
+      for (let k = 0; k < bins; k++) {
+        const xr = ar[k]!;
+        const xi = ai[k]!;
+        fr[k]! += xr * wr[k]! - xi * wi[k]!;
+        fi[k]! += xr * wi[k]! + xi * wr[k]!;
+        br[k]! += xr * vr[k]! - xi * vi[k]!;
+        bi[k]! += xr * vi[k]! + xi * vr[k]!;
       }
     }
-    this.fft.inverse(yr, yi, this.time);
+    this.fft.inverse(fr, fi, this.time);
+    this.fft.inverse(br, bi, this.bgTime);
+  }
+
+  /** The microphone less an echo estimate (`time`'s second half) into `out[0..B)`; returns its energy. */
+  private errorOf(time: Float64Array, mic: ArrayLike<number>, out: Float64Array): number {
+    const B = this.block;
     let energy = 0;
     for (let i = 0; i < B; i++) {
-      const e = mic[i]! - this.time[B + i]!;
+      const e = mic[i]! - time[B + i]!;
       out[i] = e;
       energy += e * e;
     }
@@ -246,26 +284,18 @@ export class EchoFilter {
     // reflections) take larger steps than the quiet end of the tail, half of it spread evenly.
     // A room's response decays, so this converges far faster than equal steps (IPNLMS's idea).
     const shares = this.shares;
+    const magnitudes = this.bgMagnitude;
     let total = 0;
-    for (let p = 0; p < P; p++) {
-      const wr = this.br[p]!;
-      const wi = this.bi[p]!;
-      let energy = 0;
-      for (let k = 0; k < bins; k++) energy += wr[k]! * wr[k]! + wi[k]! * wi[k]!;
-      shares[p] = Math.sqrt(energy);
-      total += shares[p]!;
-    }
-    for (let p = 0; p < P; p++) shares[p] = 0.5 + (total > 0 ? (0.5 * P * shares[p]!) / total : 0.5);
+    for (let p = 0; p < P; p++) total += magnitudes[p]!;
+    for (let p = 0; p < P; p++) shares[p] = 0.5 + (total > 0 ? (0.5 * P * magnitudes[p]!) / total : 0.5);
     // Per bin, the reference power the step is normalized by, weighted as the steps are.
     const norm = this.norm;
     norm.fill(0);
     let mean = 0;
     for (let p = 0; p < P; p++) {
-      const s = (this.head + p) % P;
-      const ar = this.xr[s]!;
-      const ai = this.xi[s]!;
+      const xp = this.xp[(this.head + p) % P]!;
       const a = shares[p]!;
-      for (let k = 0; k < bins; k++) norm[k]! += a * (ar[k]! * ar[k]! + ai[k]! * ai[k]!);
+      for (let k = 0; k < bins; k++) norm[k]! += a * xp[k]!;
     }
     for (let k = 0; k < bins; k++) mean += norm[k]!;
     // Regularized: bins with almost no reference energy must not take huge steps.
@@ -282,11 +312,16 @@ export class EchoFilter {
       const wr = this.br[p]!;
       const wi = this.bi[p]!;
       const a = shares[p]!;
-      // W += a · conj(X) · E
+      // W += a · conj(X) · E, and the partition's new energy for the next block's shares.
+      let energy = 0;
       for (let k = 0; k < bins; k++) {
-        wr[k]! += a * (ar[k]! * er[k]! + ai[k]! * ei[k]!);
-        wi[k]! += a * (ar[k]! * ei[k]! - ai[k]! * er[k]!);
+        const r = wr[k]! + a * (ar[k]! * er[k]! + ai[k]! * ei[k]!);
+        const i = wi[k]! + a * (ar[k]! * ei[k]! - ai[k]! * er[k]!);
+        wr[k] = r;
+        wi[k] = i;
+        energy += r * r + i * i;
       }
+      magnitudes[p] = Math.sqrt(energy);
     }
     // The gradient constraint (taps past one block are circular wrap-around), one partition a block.
     const p = this.constrainNext;
@@ -294,6 +329,7 @@ export class EchoFilter {
     this.fft.inverse(this.br[p]!, this.bi[p]!, t);
     t.fill(0, B);
     this.fft.forward(t, this.br[p]!, this.bi[p]!);
+    magnitudes[p] = magnitude(this.br[p]!, this.bi[p]!);
   }
 
   private copy(fromR: Float64Array[], fromI: Float64Array[], toR: Float64Array[], toI: Float64Array[]): void {
@@ -301,5 +337,14 @@ export class EchoFilter {
       toR[p]!.set(fromR[p]!);
       toI[p]!.set(fromI[p]!);
     }
+    if (toR === this.fr) this.fgMagnitude.set(this.bgMagnitude);
+    else this.bgMagnitude.set(this.fgMagnitude);
   }
+}
+
+/** The root of a spectrum's energy. */
+function magnitude(re: Float64Array, im: Float64Array): number {
+  let energy = 0;
+  for (let k = 0; k < re.length; k++) energy += re[k]! * re[k]! + im[k]! * im[k]!;
+  return Math.sqrt(energy);
 }
