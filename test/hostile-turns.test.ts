@@ -3,7 +3,8 @@
  * engines asks each misbehaving mode one question. Every turn must end, soon after the server's
  * deadlines (4 × turnBudgetMs to the first text with no local model, then the stall limit), with its
  * answer capped or a message said; memory stays bounded; and the API key is nowhere in stdout,
- * stderr, the report or the conversation history.
+ * stderr, the report or the conversation history. `talk --fast` skips only idle waiting (the clip,
+ * the tail, the message playing): the server's deadlines still pass on the wall clock.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -68,7 +69,7 @@ async function talk(mode: HostileMode, maxTokens = 32): Promise<Run> {
   const history = path.join(dir, 'history');
   await mkdir(history);
   const args = ['--import', 'tsx', '--import', path.join(ROOT, 'test/max-rss.ts'), path.join(ROOT, 'electron/cli/talk.ts')];
-  args.push('--input', path.join(SPEECH_DIR, 'weather.wav'), '--models', models, '--settings', settings, '--tail', '1', '--report', path.join(dir, 'report.json'), '--log', history);
+  args.push('--input', path.join(SPEECH_DIR, 'weather.wav'), '--models', models, '--settings', settings, '--tail', '1', '--fast', '--report', path.join(dir, 'report.json'), '--log', history);
   const t0 = performance.now();
   const { code, out } = await new Promise<{ code: number; out: string }>((resolve) =>
     execFile(process.execPath, args, { cwd: ROOT, timeout: RUN_LIMIT_MS * 2, maxBuffer: 32 << 20, env: { ...process.env, LVA_MAX_RSS_FILE: rssFile } }, (err, stdout, stderr) =>
