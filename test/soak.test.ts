@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { VAD_WINDOW } from '../electron/engines/vad';
+import { VAD_WINDOW } from '../electron/engines/vad-window';
 import { FastForwardClock } from '../electron/pipeline/clock';
 import type { PipelineEvent } from '../electron/pipeline/events';
 import { feedFrames } from '../electron/pipeline/run/feed';

@@ -6,7 +6,7 @@ import type { LanguageModel } from '../engines/llm-types';
 import type { SpeechRecognizer, SttSession } from '../engines/stt';
 import type { SpeechSynthesizer } from '../engines/tts';
 import type { VoiceActivityDetector } from '../engines/vad';
-import { VAD_SAMPLE_RATE } from '../engines/vad';
+import { VAD_SAMPLE_RATE } from '../engines/vad-window';
 import type { PipelineEngines } from '../pipeline/voice-pipeline';
 
 export interface EngineAccount {

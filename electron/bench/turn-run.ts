@@ -4,7 +4,7 @@
  * records where each end of turn was decided. Nothing answers: the assistant stays silent ('idle').
  */
 import type { TurnDetector, TurnScore } from '../engines/turn-detector';
-import { VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad';
+import { VAD_WINDOW, VAD_WINDOW_MS } from '../engines/vad-window';
 import { FastForwardClock } from '../pipeline/clock';
 import { EventHub } from '../pipeline/events';
 import { frameDue } from '../pipeline/run/feed';

@@ -24,7 +24,6 @@ import { turnFigures } from '../report/turn-figures';
 import { readRoomCorpus, readRooms } from '../bench/room-corpus';
 import { costSummary, QUICK_CLIPS, ROOM_GAINS, roomTable, runRoomBench } from '../bench/rooms';
 import { readTurnCorpus } from '../bench/turn-corpus';
-import { microFigures, microTable } from '../bench/micro';
 import { tradeoffSvg } from '../bench/turn-svg';
 import { chartSeries, policySweep, runTurnBench, turnTable } from '../bench/turns';
 import { UserError } from '../errors';
@@ -37,7 +36,6 @@ import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../settings/schema';
 import { parseCli, runCli } from './args';
-import { loadEnginesFor } from './engines-for';
 import { builtInToolbox } from '../tools/built-in';
 import { loggingOpener } from '../tools/open';
 import type { Toolbox } from '../tools/toolbox';
@@ -195,7 +193,7 @@ Usage: ${USAGE}
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
   const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
   const tools = values.tools ? benchToolbox(settings) : null;
-  const engines = await loadEnginesFor(settings, values.models, tools?.specs ?? []);
+  const engines = await loadEngines(settings, values.models, tools?.specs ?? []);
   const account = newAccount();
   const reports: TurnReport[] = [];
   const echoCosts: number[] = [];
@@ -205,6 +203,7 @@ Usage: ${USAGE}
       for (const r of perClip) reports.push(...r);
       process.stderr.write(`run ${i + 1}/${runs}: ${perClip.flat().length} turns\n`);
     }
+    const { microFigures, microTable } = await import('../bench/micro');
     console.log(microTable(await microFigures(engines.turn)));
   } finally {
     await engines.dispose();
@@ -246,7 +245,7 @@ function benchToolbox(settings: Settings): Toolbox {
 /** `--turns`: the turn-taking benchmark (electron/bench/turns.ts), its table, JSON and chart. */
 async function benchTurns(settings: Settings, values: { models?: string; corpus?: string; json?: string; svg?: string; quick?: boolean }): Promise<void> {
   const clips = await readTurnCorpus(path.resolve(values.corpus ?? DEFAULT_TURN_CORPUS));
-  const engines = await loadEnginesFor(settings, values.models);
+  const engines = await loadEngines(settings, values.models);
   const t0 = performance.now();
   let result;
   try {
@@ -289,7 +288,7 @@ async function benchRooms(settings: Settings, values: { rooms: string; models?: 
   const only = values.quick ? QUICK_CLIPS : values.clips === undefined ? null : values.clips.split(',').map((c) => c.trim());
   const rooms = await readRooms(path.resolve(values.rooms));
   const clips = await readRoomCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS), only);
-  const engines = await loadEnginesFor(settings, values.models);
+  const engines = await loadEngines(settings, values.models);
   let result;
   try {
     result = await runRoomBench(engines, rooms, clips, gains, settings, (line) => process.stderr.write(`${line}\n`));
@@ -303,4 +302,10 @@ async function benchRooms(settings: Settings, values: { rooms: string; models?: 
     await writeFile(values.json, `${JSON.stringify(result, null, 2)}\n`);
     console.log(`wrote ${values.json}`);
   }
+}
+
+/** The engines, loaded only when a benchmark runs: their native libraries take a second or more, which --help must not wait for. */
+async function loadEngines(...args: Parameters<typeof import('./engines-for').loadEnginesFor>): ReturnType<typeof import('./engines-for').loadEnginesFor> {
+  const { loadEnginesFor } = await import('./engines-for');
+  return loadEnginesFor(...args);
 }

@@ -6,8 +6,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AssistantController } from '../app/controller';
-import { BridgeAudioSink, startWebBridge } from '../app/web-bridge';
 import { UserError } from '../errors';
 import { BUNDLED_MODELS_DIR, defaultUserDataDir, defaultUserModelsDir, searchOrder } from '../../native-models/resolver';
 import { loadCatalogFile } from '../../native-models/catalog-file';
@@ -38,6 +36,9 @@ Usage: ${USAGE}
   const staticDir = path.join(root, 'dist', 'renderer');
   if (!existsSync(path.join(staticDir, 'index.html'))) throw new UserError('The renderer is not built: run `npm run build` (or use `npm run dev:web`, which builds it).', 'not-built');
 
+  // Loaded only now: the controller brings the engines' native libraries, which take a second or
+  // more to load, and --help or a usage error must not wait for them.
+  const [{ AssistantController }, { BridgeAudioSink, startWebBridge }] = await Promise.all([import('../app/controller'), import('../app/web-bridge')]);
   const sink = new BridgeAudioSink();
   const controller = new AssistantController({
     settingsFile: path.resolve(values.settings ?? path.join(defaultUserDataDir(), 'settings.json')),

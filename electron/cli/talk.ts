@@ -2,7 +2,6 @@
  * Headless run of the voice pipeline: a WAV file plays the microphone, the assistant's voice goes to
  * a WAV file on the same timeline, and every turn is printed and reported. Same code as the app.
  */
-import { AppTools } from '../tools/app-tools';
 import { loggingOpener } from '../tools/open';
 import { writeFile } from 'node:fs/promises';
 import { Mono16kFrames, WavReader, WavWriter } from '../audio/wav-stream';
@@ -10,7 +9,7 @@ import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, withoutSecrets, type Settings } from '../settings/schema';
 import { FastForwardClock, RealtimeClock } from '../pipeline/clock';
 import { EchoSimulator, irMs, parseEchoSpec, readImpulseResponse, RoomSimulator, type EchoPath } from '../pipeline/run/echo';
-import { VAD_SAMPLE_RATE, VAD_WINDOW } from '../engines/vad';
+import { VAD_SAMPLE_RATE, VAD_WINDOW } from '../engines/vad-window';
 import { TimelineOutput } from '../pipeline/speak/output';
 import { feedFrames } from '../pipeline/run/feed';
 import type { ModelReport } from '../pipeline/load-engines';
@@ -21,7 +20,6 @@ import { isEntryPoint, parseCli, parsePttSchedule, runCli } from './args';
 import { packageVersion } from './app-version';
 import { ALL_MODELS } from '../../native-models/catalog';
 import { HistoryRecorder } from '../history/recorder';
-import { loadEnginesFor } from './engines-for';
 import { checkDistinct, checkOutputFile, prepareLogFolder, writeOutput } from './talk-paths';
 import { TalkConsole } from './talk-console';
 import { RunStop, StopRequested } from './talk-stop';
@@ -191,6 +189,9 @@ export async function talkMain(argv: string[]): Promise<number> {
   if (late !== undefined) throw new UserError(`--activate: ${late / 1000} s is not within the input (${audio.durationSec.toFixed(2)} s long)`, 'usage');
   if (values.cleaned !== undefined) WavWriter.check(values.cleaned, audio.durationSec * VAD_SAMPLE_RATE);
 
+  // Loaded only now: the engines' native libraries and the MCP SDK take a second or more to load,
+  // which --help, a usage error or a bad path must not wait for.
+  const [{ AppTools }, { loadEnginesFor }] = await Promise.all([import('../tools/app-tools'), import('./engines-for')]);
   const clipboardText = values.clipboard;
   const appTools = new AppTools(
     { dataDir: values.notes ?? null, clipboard: clipboardText === undefined ? null : { readText: () => clipboardText }, opener: openLog === undefined ? null : loggingOpener(openLog) },

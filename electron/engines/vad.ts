@@ -7,10 +7,7 @@ import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
 import { isSpeech } from './vad-decision';
 
-export const VAD_SAMPLE_RATE = 16000;
-/** Silero works on 512-sample (32 ms) windows at 16 kHz. */
-export const VAD_WINDOW = 512;
-export const VAD_WINDOW_MS = (VAD_WINDOW / VAD_SAMPLE_RATE) * 1000;
+import { VAD_SAMPLE_RATE, VAD_WINDOW } from './vad-window';
 
 export interface VadResult {
   /** Speech probability for the window, 0-1. */

@@ -13,7 +13,8 @@ import { LlamaEngine } from '../engines/llm';
 import { loadRecognizer } from '../engines/stt';
 import { SherpaTts } from '../engines/tts';
 import { loadTurnDetector } from '../engines/turn-detector';
-import { SileroVad, VAD_WINDOW } from '../engines/vad';
+import { SileroVad } from '../engines/vad';
+import { VAD_WINDOW } from '../engines/vad-window';
 import { DEFAULT_SETTINGS } from '../settings/schema';
 
 /** What a model did when it was run once. */

@@ -1,4 +1,4 @@
-import { VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../../engines/vad';
+import { VAD_SAMPLE_RATE, VAD_WINDOW, VAD_WINDOW_MS } from '../../engines/vad-window';
 import type { Clock } from '../clock';
 
 /**

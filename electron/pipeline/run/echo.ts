@@ -1,7 +1,7 @@
 import { RealFft } from '../../audio/fft';
 import { toMono16k } from '../../audio/resample';
 import { readWavFile } from '../../audio/wav';
-import { VAD_SAMPLE_RATE, VAD_WINDOW } from '../../engines/vad';
+import { VAD_SAMPLE_RATE, VAD_WINDOW } from '../../engines/vad-window';
 import { UserError } from '../../errors';
 import type { AudioOutput } from '../speak/output';
 

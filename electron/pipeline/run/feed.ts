@@ -1,4 +1,4 @@
-import { VAD_WINDOW, VAD_WINDOW_MS } from '../../engines/vad';
+import { VAD_WINDOW, VAD_WINDOW_MS } from '../../engines/vad-window';
 import { FastForwardClock, type Clock } from '../clock';
 import type { AudioOutput } from '../speak/output';
 import type { VoicePipeline } from '../voice-pipeline';

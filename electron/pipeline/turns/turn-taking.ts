@@ -1,7 +1,7 @@
 import type { SpeechRecognizer } from '../../engines/stt';
 import type { TurnDetector } from '../../engines/turn-detector';
 import type { VoiceActivityDetector } from '../../engines/vad';
-import { VAD_SAMPLE_RATE } from '../../engines/vad';
+import { VAD_SAMPLE_RATE } from '../../engines/vad-window';
 import { AudioRing } from '../listen/audio-ring';
 import { AutoGain } from '../listen/auto-gain';
 import type { PipelineContext } from '../context';
