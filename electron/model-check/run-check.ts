@@ -2,18 +2,14 @@
  * Proves that one installed model works: loads it in its own engine and runs it once (the VAD over a
  * second of speech, the recognizer over a short spoken sentence, the voice on a short sentence, the
  * LLM for one token, the end-of-turn model on a second of speech). Runs inside the checker process (child.ts): a native engine that rejects a
- * file may end the whole process, which must not be the app's.
+ * file may end the whole process, which must not be the app's. Each check imports only its own
+ * engine: the others' native libraries (node-llama-cpp above all) take a second or more to load.
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { ResolvedModel } from '../../native-models/types';
 import { toMono16k } from '../audio/resample';
 import { parseWav } from '../audio/wav';
-import { LlamaEngine } from '../engines/llm';
-import { loadRecognizer } from '../engines/stt';
-import { SherpaTts } from '../engines/tts';
-import { loadTurnDetector } from '../engines/turn-detector';
-import { SileroVad } from '../engines/vad';
 import { VAD_WINDOW } from '../engines/vad-window';
 import { DEFAULT_SETTINGS } from '../settings/schema';
 
@@ -34,6 +30,7 @@ async function speechSample(): Promise<Float32Array> {
 const round = (ms: number) => Math.round(ms);
 
 async function checkVad(model: ResolvedModel): Promise<RunCheck> {
+  const { SileroVad } = await import('../engines/vad');
   const vad = await SileroVad.load(model, 0.5);
   try {
     const audio = await speechSample();
@@ -51,6 +48,7 @@ async function checkVad(model: ResolvedModel): Promise<RunCheck> {
 }
 
 async function checkStt(model: ResolvedModel): Promise<RunCheck> {
+  const { loadRecognizer } = await import('../engines/stt');
   const stt = await loadRecognizer(model, () => DEFAULT_SETTINGS.stt.partialIntervalMs);
   try {
     const session = stt.createSession(() => {});
@@ -65,6 +63,7 @@ async function checkStt(model: ResolvedModel): Promise<RunCheck> {
 }
 
 async function checkTts(model: ResolvedModel): Promise<RunCheck> {
+  const { SherpaTts } = await import('../engines/tts');
   const tts = await SherpaTts.load(model);
   const samples = await tts.synthesize('Hello, I am ready.', { speakerId: 0, speed: 1 });
   if (!samples || samples.length === 0) throw new Error('it produced no audio for a short sentence');
@@ -75,6 +74,7 @@ async function checkTts(model: ResolvedModel): Promise<RunCheck> {
 
 async function checkLlm(model: ResolvedModel): Promise<RunCheck> {
   // A small context: this proves the weights load and generate, it is not a conversation.
+  const { LlamaEngine } = await import('../engines/llm');
   const llm = await LlamaEngine.load(model, { ...DEFAULT_SETTINGS.llm, contextSize: 512 });
   try {
     let text = '';
@@ -87,6 +87,7 @@ async function checkLlm(model: ResolvedModel): Promise<RunCheck> {
 }
 
 async function checkTurn(model: ResolvedModel): Promise<RunCheck> {
+  const { loadTurnDetector } = await import('../engines/turn-detector');
   const turn = await loadTurnDetector(model);
   try {
     // About a second of the sample, as one end-of-turn check in a pause would see it.
