@@ -116,6 +116,9 @@ export class EchoCanceller {
   private readonly bound = new Float64Array(BAND_EDGES.length + 1);
   /** Blocks in a row the answer has been quiet. */
   private quietBlocks = 0;
+  /** The speech being heard over the answer began while the answer was quiet: it may be the room's tail itself. */
+  private heardInQuiet = false;
+  private wasHearing = false;
   private delay: number | null = null;
   private gain = 0;
   /** Where the filter's first tap sits on the reference, in samples of delay. */
@@ -193,7 +196,13 @@ export class EchoCanceller {
       const refBlock = this.ref.subarray(len - n + b - this.offset, len - n + b - this.offset + BLOCK);
       const micBlock = mic.subarray(b, b + BLOCK);
       this.filter.process(micBlock, refBlock, this.residual);
-      const res = this.residualBands.take(this.residual);
+      // Where the answer has gone quiet, a filter output louder than its input means the filter is
+      // wrong for this block (it predicts echo that is not there: the room's tail, which it models
+      // worst). The suppressor then works on the input itself; scaled down to the input's level
+      // instead, the tail passed whole. (While the answer plays, such a block is more likely the
+      // user's voice adding up with the echo, and the filter's output stays the better one.)
+      const filterWrong = this.quietBlocks > 0 && energy(this.residual, 0, BLOCK) > energy(micBlock, 0, BLOCK);
+      const res = this.residualBands.take(filterWrong ? micBlock : this.residual);
       const echo = this.echoBands.take(this.filter.echo);
       // The microphone's bands stand for the echo only in an answer's first moments (see coarseResidual).
       const micBands = this.heardBlocks < EARLY_BLOCKS ? this.micBands.take(micBlock) : null;
@@ -258,7 +267,13 @@ export class EchoCanceller {
     // (a vowel after an "s"), and the user's own "s" must pass there. Nor while the user is being
     // heard: playback paused for their speech, and the rest of their words must come through.
     this.quietBlocks = px < TAIL_BELOW * this.refLevel.reduce((a, v) => a + v, 0) ? this.quietBlocks + 1 : 0;
-    const tail = !hearing && this.quietBlocks >= TAIL_AFTER_BLOCKS;
+    // Speech first heard where the answer had already gone quiet is as likely the tail as the user:
+    // let up on it only when the answer speaks again. (Let up at once, the tail that set off the
+    // VAD passed whole, its words paused the answer and could become a turn: kitchen, gain 1.)
+    if (hearing && !this.wasHearing) this.heardInQuiet = this.quietBlocks > 0;
+    this.wasHearing = hearing;
+    if (!hearing || this.quietBlocks === 0) this.heardInQuiet = false;
+    const tail = (!hearing || this.heardInQuiet) && this.quietBlocks >= TAIL_AFTER_BLOCKS;
     for (let k = 0; k < this.coarse.length; k++) {
       this.bound[k] = loudnessAll * this.refLevel[k]!;
       if (this.refSmooth[k]! <= SILENT * 1e-2) continue;
