@@ -118,6 +118,7 @@ export class EchoCanceller {
   private quietBlocks = 0;
   /** The speech being heard over the answer began while the answer was quiet: it may be the room's tail itself. */
   private heardInQuiet = false;
+  /** Speech was being heard in the last block (to see where the hearing began). */
   private wasHearing = false;
   private delay: number | null = null;
   private gain = 0;
@@ -201,7 +202,8 @@ export class EchoCanceller {
       // worst). The suppressor then works on the input itself; scaled down to the input's level
       // instead, the tail passed whole. (While the answer plays, such a block is more likely the
       // user's voice adding up with the echo, and the filter's output stays the better one.)
-      const filterWrong = this.quietBlocks > 0 && energy(this.residual, 0, BLOCK) > energy(micBlock, 0, BLOCK);
+      const eMic = energy(micBlock, 0, BLOCK);
+      const filterWrong = this.quietBlocks > 0 && energy(this.residual, 0, BLOCK) > eMic;
       const res = this.residualBands.take(filterWrong ? micBlock : this.residual);
       const echo = this.echoBands.take(this.filter.echo);
       // The microphone's bands stand for the echo only in an answer's first moments (see coarseResidual).
@@ -211,7 +213,6 @@ export class EchoCanceller {
       // Removing echo can only make the input quieter: louder means the filter is wrong for this
       // block (a pause in the answer, a path that went away). It is brought down to the input's level.
       const eOut = energy(out, b, BLOCK);
-      const eMic = energy(micBlock, 0, BLOCK);
       if (eOut > eMic) {
         const scale = Math.sqrt(eMic / eOut);
         for (let i = b; i < b + BLOCK; i++) out[i]! *= scale;
