@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BACKCHANNEL_MAX_MS, BargeInPolicy, PEEK_AFTER_MS, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
+import { ACK_GAP_MAX_MS, BACKCHANNEL_MAX_MS, BargeInPolicy, PEEK_AFTER_MS, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
 
-const cfg: BargeInConfig = { enabled: true, minSpeechMs: 400, falseInterruptionMs: 1500, backchannels: false };
+const cfg: BargeInConfig = { enabled: true, minSpeechMs: 400, falseInterruptionMs: 1500, backchannels: false, onsetHoldMs: 0 };
 const policy = (over: Partial<BargeInConfig> = {}) => {
   const live = { ...cfg, ...over };
   return { p: new BargeInPolicy(() => live), live };
@@ -130,7 +130,7 @@ describe('barge-in policy (pure, scripted timelines)', () => {
 });
 
 describe('barge-in policy with backchannels (pure, scripted timelines)', () => {
-  const ducking = () => policy({ backchannels: true }).p;
+  const ducking = () => policy({ backchannels: true, onsetHoldMs: 0 }).p;
 
   it('speech over a playing answer lowers it (no gap); a word that is no acknowledgement pauses it there, and confirmed speech stops it where it paused', () => {
     const p = ducking();
@@ -227,3 +227,80 @@ describe('barge-in policy with backchannels (pure, scripted timelines)', () => {
   });
 });
 
+describe('barge-in policy with an onset hold (pure, scripted timelines)', () => {
+  const holding = () => policy({ backchannels: true, onsetHoldMs: 200 }).p;
+
+  it('the first sound over the answer silences it; a word that is no acknowledgement keeps it silent, and the stop dates from that first sound', () => {
+    const p = holding();
+    assert.deepEqual(p.onCandidate(1000, 'speaking', 980, 3), [{ type: 'pause', atMs: 1000 }]);
+    assert.equal(p.deciding, true);
+    assert.equal(p.resumeAtMs, 1200, 'the hold ends by itself');
+    assert.deepEqual(p.onWords(1150, 'interruption'), [], 'already silent');
+    assert.equal(p.deciding, false);
+    assert.equal(p.resumeAtMs, 1000 + 1500, 'from here it is an ordinary held pause');
+    assert.deepEqual(p.onSpeechStart(1400, 'speaking'), [{ type: 'interrupt', atMs: 1400, pausedAtMs: 1000 }]);
+  });
+
+  it('"stop" in the hold stops the answer where the hold began', () => {
+    const p = holding();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    assert.deepEqual(p.onShortCommand('stop', 1160, 'speaking'), [{ type: 'interrupt', atMs: 1160, pausedAtMs: 1000, speechStartMs: 980 }]);
+  });
+
+  it('acknowledgement-like words end the hold at once: the answer plays on, lowered, while the speech is judged', () => {
+    const p = holding();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    assert.deepEqual(p.onWords(1150, 'acknowledgement'), [
+      { type: 'duck', atMs: 1150 },
+      { type: 'resume', atMs: 1150 },
+    ]);
+    assert.equal(p.deciding, true);
+    assert.equal(p.resumeAtMs, 1000 + 1500);
+    assert.deepEqual(p.onDiscarded(1400, { verdict: 'acknowledgement', text: 'yeah' }), [
+      { type: 'unduck', atMs: 1400 },
+      { type: 'backchannel', atMs: 1400, speechTurn: 3, speechStartMs: 980, text: 'yeah' },
+    ]);
+  });
+
+  it('no words by the end of the hold: it plays on lowered, and a later word that is no acknowledgement pauses it there', () => {
+    const p = holding();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    assert.deepEqual(p.onWords(1150, 'none'), []);
+    assert.deepEqual(p.tick(1199), []);
+    assert.deepEqual(p.tick(1200), [
+      { type: 'duck', atMs: 1200 },
+      { type: 'resume', atMs: 1200 },
+    ]);
+    assert.deepEqual(p.tick(1300), [], 'released once');
+    assert.deepEqual(p.onWords(1320, 'interruption'), [{ type: 'pause', atMs: 1320, restoreVolume: true }]);
+    assert.deepEqual(p.onSpeechStart(1400, 'speaking'), [{ type: 'interrupt', atMs: 1400, pausedAtMs: 1320 }]);
+  });
+
+  it('speech dropped inside the hold resumes at full volume (an acknowledgement is recorded); confirmed speech inside it interrupts where it began', () => {
+    const p = holding();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    assert.deepEqual(p.onDiscarded(1100), [{ type: 'resume', atMs: 1100 }], 'a click');
+    p.onCandidate(2000, 'speaking', 1980, 3);
+    assert.deepEqual(p.onDiscarded(2150, { verdict: 'acknowledgement', text: 'mm' }), [
+      { type: 'resume', atMs: 2150 },
+      { type: 'backchannel', atMs: 2150, speechTurn: 3, speechStartMs: 1980, text: 'mm' },
+    ]);
+    p.onCandidate(3000, 'speaking', 2980, 4);
+    assert.deepEqual(p.onSpeechStart(3100, 'speaking'), [], 'long enough to be a turn: its words still decide');
+    assert.deepEqual(p.onWords(3150, 'interruption'), [{ type: 'interrupt', atMs: 3150, pausedAtMs: 3000, speechStartMs: 2980 }]);
+  });
+
+  it('the silence the answer already has around its position shortens the hold, so that the gap an acknowledgement leaves stays within ACK_GAP_MAX_MS; too short a hold only lowers it', () => {
+    const p = holding();
+    p.onCandidate(1000, 'speaking', 980, 3, 100);
+    assert.equal(p.resumeAtMs, 1000 + ACK_GAP_MAX_MS - 40 - 100, 'cut to fit the gap');
+    p.reset();
+    assert.deepEqual(p.onCandidate(2000, 'speaking', 1980, 3, 180), [{ type: 'duck', atMs: 2000 }], 'the answer is in a pause of its own: lowered');
+  });
+
+  it('with onsetHoldMs 0 the answer is only lowered, as before', () => {
+    const p = policy({ backchannels: true, onsetHoldMs: 0 }).p;
+    assert.deepEqual(p.onCandidate(1000, 'speaking', 980, 3), [{ type: 'duck', atMs: 1000 }]);
+    assert.equal(p.resumeAtMs, 2500);
+  });
+});

@@ -250,6 +250,19 @@ describe('isShortCommand: one short interrupting word', () => {
     ['', null],
     ['the', null],
     ['what time is it', null],
+    // Misheard by a letter over the answer's echo (the stand-in recognizer's spellings of "stop").
+    ['storp', 'stop'],
+    ['stap', 'stop'],
+    ['wstop', 'stop'],
+    ['stor stop', 'stop'],
+    ['pase', 'pause'],
+    ['cancl', 'cancel'],
+    // Two letters off, or too short to tell.
+    ['tarp', null],
+    ['starpp', null],
+    ['to', null],
+    ['ap', null],
+    ['storp it', null],
   ];
   for (const [text, want] of cases) it(`${JSON.stringify(text)} -> ${want}`, () => assert.equal(isShortCommand(text), want));
 });

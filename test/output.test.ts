@@ -151,3 +151,25 @@ describe('RendererOutput', () => {
     assert.equal(out.enqueue(new Float32Array(1600), 16000, 700).from, 520);
   });
 });
+
+describe('the silence around a playback position (quietAround)', () => {
+  it('counts the quiet queued audio each way from a position, across clauses, up to the limit, and stops at what is not queued', () => {
+    const out = new TimelineOutput();
+    const rate = 22050;
+    const clause = (soundMs: number, quietMs: number) => {
+      const x = new Float32Array(Math.round(((soundMs + quietMs) / 1000) * rate));
+      x.fill(0.2, 0, Math.round((soundMs / 1000) * rate));
+      return x;
+    };
+    out.enqueue(clause(500, 120), rate, 0); // sound [0, 500), quiet [500, 620)
+    out.enqueue(clause(400, 0), rate, 0); // sound [620, 1020)
+    const near = (a: number, b: number) => Math.abs(a - b) <= 5;
+    const mid = out.quietAround(560, 250);
+    assert.ok(near(mid.beforeMs, 60) && near(mid.afterMs, 60), JSON.stringify(mid));
+    assert.deepEqual(out.quietAround(300, 250), { beforeMs: 0, afterMs: 0 }, 'inside speech');
+    const end = out.quietAround(500, 250);
+    assert.ok(near(end.beforeMs, 0) && near(end.afterMs, 120), JSON.stringify(end));
+    assert.ok(near(out.quietAround(560, 30).afterMs, 30), 'the limit');
+    assert.deepEqual(out.quietAround(1020, 250), { beforeMs: 0, afterMs: 0 }, 'nothing queued after the end');
+  });
+});

@@ -178,10 +178,13 @@ describe('timeouts with the microphone muted (scripted engines)', () => {
   // before it could count as speech, the microphone is muted.
   const audio = input([[500, 1500], [3000, 4000]], 4000);
 
-  // Held means paused with backchannels off, lowered (ducked) with them on, as shipped.
+  // Held means paused with backchannels off; with them on, silent for the onset hold and then
+  // lowered (ducked), as shipped, or only lowered with no onset hold.
+  const ONSET = DEFAULT_SETTINGS.bargeIn.onsetHoldMs;
   const MODES = [
-    { name: 'paused', settings: mergeSettings(DEFAULT_SETTINGS, { bargeIn: { backchannels: false } }), held: 'paused', back: 'resumed' },
-    { name: 'lowered', settings: DEFAULT_SETTINGS, held: 'ducked', back: 'restored' },
+    { name: 'paused', settings: mergeSettings(DEFAULT_SETTINGS, { bargeIn: { backchannels: false } }), held: 'paused', back: 'resumed', onset: false },
+    { name: 'lowered', settings: mergeSettings(DEFAULT_SETTINGS, { bargeIn: { onsetHoldMs: 0 } }), held: 'ducked', back: 'restored', onset: false },
+    { name: 'silent at its onset, then lowered', settings: DEFAULT_SETTINGS, held: 'paused', back: 'restored', onset: true },
   ] as const;
 
   for (const mode of MODES) {
@@ -194,8 +197,11 @@ describe('timeouts with the microphone muted (scripted engines)', () => {
       const mutedAt = clock.now();
       pipeline.endTurnNow('input-ended'); // what the app does when the microphone is muted
       await appTimer(pipeline, clock, 20_000);
-      const resumed = playback(events, mode.back);
-      assert.ok(resumed && resumed.t - mutedAt < 50, `${mode.back} at ${resumed?.t}, muted at ${mutedAt}`);
+      // Muted inside the onset hold, it plays on at full volume at once.
+      const back = mode.onset ? 'resumed' : mode.back;
+      const resumed = playback(events, back);
+      assert.ok(resumed && resumed.t - mutedAt < 50, `${back} at ${resumed?.t}, muted at ${mutedAt}`);
+      if (mode.onset) assert.equal(playback(events, 'ducked'), undefined, 'never lowered');
       assert.equal(output.paused, false);
       assert.equal(pipeline.active, false, 'nothing left in progress');
       assert.equal(pipeline.reports.length, 1);
@@ -211,6 +217,14 @@ describe('timeouts with the microphone muted (scripted engines)', () => {
       await micUntil(pipeline, clock, audio, 3200);
       const held = playback(events, mode.held)!;
       const resumeAt = held.t + DEFAULT_SETTINGS.bargeIn.falseInterruptionMs;
+      if (mode.onset) {
+        // First the hold ends on the timer: the answer plays on, lowered, while the sound is judged.
+        assert.equal(pipeline.nextWakeMs(), held.t + ONSET);
+        await appTimer(pipeline, clock, 3200 + ONSET + 100);
+        const resumed = playback(events, 'resumed');
+        assert.ok(resumed && resumed.t >= held.t + ONSET && resumed.t <= held.t + ONSET + 60, `resumed at ${resumed?.t}, due at ${held.t + ONSET}`);
+        assert.ok(playback(events, 'ducked'), 'lowered');
+      }
       assert.equal(pipeline.nextWakeMs(), resumeAt);
       await appTimer(pipeline, clock, 8000);
       const resumed = playback(events, mode.back);

@@ -23,6 +23,8 @@ import { WINDOW_RUN_WORDS } from '../electron/pipeline/respond/responding';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Speech over the answer pauses it (backchannels off): how barge-in works without acknowledgements. */
 const PAUSING = mergeSettings(DEFAULT_SETTINGS, { bargeIn: { backchannels: false } });
+/** With acknowledgements and no onset hold: speech over the answer only lowers it while it is judged. */
+const LOWERING = mergeSettings(DEFAULT_SETTINGS, { bargeIn: { onsetHoldMs: 0 } });
 
 class ManualClock implements Clock {
   t = 0;
@@ -437,12 +439,18 @@ describe('responding with backchannels (scripted turn events)', () => {
   // Three seconds of audio (10 ms per character).
   const LONG = 'Once upon a time there was a dragon. It lived in a cave by the sea. Every day it flew over the town. '.repeat(3).trim();
 
+  /** An answer playing, and speech over it: its first sound heard at 200 ms (it began at 180). */
+  async function speechOverAnswer(settings: Settings) {
+    const s = setup({ answer: LONG, settings });
+    s.endTurn('tell me a story');
+    await s.r.drain();
+    s.clock.t = 200;
+    s.r.onTurnEvent({ type: 'candidate', atMs: 200, phase: 'speaking', startMs: 180, turn: 1 });
+    return s;
+  }
+
   it('"mm hmm" long enough to be a turn: lowered, back up at its pause, no turn, no history; the answer lists it', async () => {
-    const { r, clock, output, endTurn, history, log } = setup({ answer: LONG, settings: DEFAULT_SETTINGS });
-    endTurn('tell me a story');
-    await r.drain();
-    clock.t = 200;
-    r.onTurnEvent({ type: 'candidate', atMs: 200, phase: 'speaking', startMs: 180, turn: 1 });
+    const { r, clock, output, history, log } = await speechOverAnswer(LOWERING);
     assert.equal(output.paused, false, 'no gap');
     assert.ok(Math.abs(output.audible(300, 16)![0]! - 0.025) < 1e-6, 'lowered to a quarter');
     r.onTurnEvent({ type: 'words', atMs: 450, text: 'em meam' });
@@ -467,26 +475,49 @@ describe('responding with backchannels (scripted turn events)', () => {
     assert.deepEqual(log.filter((e) => e.type === 'playback').map((e) => e.type === 'playback' && e.action), ['ducked', 'restored']);
   });
 
-  it('a word that is no acknowledgement pauses the answer where it was heard; confirmed, it stops there and the speech is the next turn', async () => {
-    const { r, clock, output, endTurn, history } = setup({ answer: LONG, settings: DEFAULT_SETTINGS });
-    endTurn('tell me a story');
-    await r.drain();
-    clock.t = 200;
-    r.onTurnEvent({ type: 'candidate', atMs: 200, phase: 'speaking', startMs: 180, turn: 1 });
-    clock.t = 450;
-    r.onTurnEvent({ type: 'words', atMs: 450, text: 'whe' });
-    assert.equal(output.paused, true, 'paused when the word was heard');
-    clock.t = 600;
-    r.onTurnEvent({ type: 'speech-start', atMs: 600, startMs: 180 });
-    clock.t = 2000;
-    endTurn('wait tell me about the knight', 180);
-    await r.drain();
+  // Lowered only, a word that is no acknowledgement pauses the answer where it was heard; as shipped,
+  // the first sound silenced it (the onset hold) and the word keeps it silent past the hold.
+  const INTERRUPTIONS = [
+    { name: 'lowered only: a word that is no acknowledgement pauses the answer where it was heard', settings: LOWERING, wordAtMs: 450, stoppedMs: 450 },
+    { name: 'as shipped: the first sound silences the answer, and a word that is no acknowledgement keeps it silent', settings: DEFAULT_SETTINGS, wordAtMs: 350, stoppedMs: 200 },
+  ];
+  for (const c of INTERRUPTIONS) {
+    it(`${c.name}; confirmed, it stops there and the speech is the next turn`, async () => {
+      const { r, clock, output, endTurn, history } = await speechOverAnswer(c.settings);
+      assert.equal(output.paused, c.settings.bargeIn.onsetHoldMs > 0, 'silent at the first sound only with the hold');
+      clock.t = c.wordAtMs;
+      r.onTurnEvent({ type: 'words', atMs: clock.t, text: 'whe' });
+      r.tick(450);
+      assert.equal(output.paused, true, 'paused once the word was heard, and still after the hold');
+      clock.t = 600;
+      r.onTurnEvent({ type: 'speech-start', atMs: 600, startMs: 180 });
+      clock.t = 2000;
+      endTurn('wait tell me about the knight', 180);
+      await r.drain();
+      clock.t = 100_000;
+      r.settle(clock.t);
+      assert.deepEqual(r.reports.map((x) => x.userText), ['tell me a story', 'wait tell me about the knight']);
+      assert.deepEqual(r.reports[0]!.bargeIn, { detectedMs: 600, playbackStoppedMs: c.stoppedMs, speechStartMs: 180 });
+      assert.deepEqual(r.reports[0]!.backchannels, []);
+      assert.equal(history()[2], 'user:wait tell me about the knight');
+    });
+  }
+
+  it('as shipped, an acknowledgement ends the hold at once: the answer plays on lowered, then at full volume, and is listed', async () => {
+    const { r, clock, output, log } = await speechOverAnswer(DEFAULT_SETTINGS);
+    clock.t = 330;
+    r.onTurnEvent({ type: 'words', atMs: 330, text: 'yeah' });
+    assert.equal(output.paused, false, 'back after 130 ms');
+    assert.ok(Math.abs(output.audible(400, 16)![0]! - 0.025) < 1e-6, 'lowered while judged');
+    clock.t = 420;
+    r.onTurnEvent({ type: 'discarded', atMs: 420, words: Promise.resolve('yeah') });
+    await sleep(5);
+    assert.ok(Math.abs(output.audible(500, 16)![0]! - 0.1) < 1e-6, 'full volume again');
     clock.t = 100_000;
     r.settle(clock.t);
-    assert.deepEqual(r.reports.map((x) => x.userText), ['tell me a story', 'wait tell me about the knight']);
-    assert.deepEqual(r.reports[0]!.bargeIn, { detectedMs: 600, playbackStoppedMs: 450, speechStartMs: 180 });
-    assert.deepEqual(r.reports[0]!.backchannels, []);
-    assert.equal(history()[2], 'user:wait tell me about the knight');
+    assert.equal(r.reports[0]!.interrupted, false);
+    assert.deepEqual(r.reports[0]!.backchannels, [{ atMs: 180, text: 'yeah' }]);
+    assert.deepEqual(log.filter((e) => e.type === 'playback').map((e) => e.type === 'playback' && e.action), ['paused', 'ducked', 'resumed', 'restored']);
   });
 });
 

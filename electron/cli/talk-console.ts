@@ -91,7 +91,7 @@ export function formatTurn(r: TurnReport, width = PIPE_WIDTH): string {
 /** What each change of playback says in the log. */
 const PLAYBACK_LINES = {
   paused: '‖ playback paused: the user may be talking',
-  resumed: '▶ playback resumed: it was not speech',
+  resumed: '▶ playback resumed',
   ducked: '↓ answer lowered: the user may be talking',
   restored: '↑ answer back to full volume',
 } as const;

@@ -7,6 +7,7 @@
 import { applyRewrites, stripFillers, tokenize } from './normalize';
 import { getGrammar, type CommandLanguage, type CommandName, type Grammar, type ShortCommand, type SlotValue } from './sentences';
 import { matchTemplate, type SlotType } from './template';
+import { editDistance } from '../text/edit-distance';
 
 export type { CommandLanguage, CommandName, ShortCommand, SlotValue };
 
@@ -76,12 +77,24 @@ export function matchCommand(text: string, lang: CommandLanguage = 'en'): Comman
  * Whether a (streaming, partial) transcript is just one short interrupting word: "stop",
  * "pause" or "cancel", possibly repeated ("stop stop") and with fillers ("okay stop", "stop
  * please"). Used to confirm a barge-in on a single short word, where a longer utterance ("stop
- * the war in my novel") is not an interruption.
+ * the war in my novel") is not an interruption. A word said over the answer's echo is often
+ * misheard by a letter ("storp", "stap", "wstop"): one letter's slack, for heard words of three
+ * letters or more.
  */
 export function isShortCommand(text: string, lang: CommandLanguage = 'en'): ShortCommand | null {
   const g = getGrammar(lang);
   const tokens = normalizeCommand(text, lang);
-  const kind = tokens.length > 0 ? g.shortCommands.get(tokens[0]!) : undefined;
-  if (!kind || tokens.length > 3 || tokens.some((t) => t !== tokens[0])) return null;
-  return kind;
+  if (tokens.length === 0 || tokens.length > 3) return null;
+  const kinds = new Set(tokens.map((t) => shortCommandOf(t, g)));
+  const [kind] = kinds;
+  return kinds.size === 1 && kind ? kind : null;
+}
+
+/** The short command a heard word is, exactly or one letter off; null for none. */
+function shortCommandOf(token: string, g: Grammar): ShortCommand | null {
+  const exact = g.shortCommands.get(token);
+  if (exact) return exact;
+  if (token.length < 3) return null;
+  for (const [word, kind] of g.shortCommands) if (word.length >= 4 && editDistance(token, word) <= 1) return kind;
+  return null;
 }

@@ -24,7 +24,7 @@ const RULES: PerSetting<Settings, Rule> = {
     turnThreshold: 'live',
     maxPauseMs: 'live',
   },
-  bargeIn: { enabled: 'live', minSpeechMs: 'live', falseInterruptionMs: 'live', backchannels: 'live', acknowledgements: 'live' },
+  bargeIn: { enabled: 'live', minSpeechMs: 'live', falseInterruptionMs: 'live', backchannels: 'live', onsetHoldMs: 'live', acknowledgements: 'live' },
   turnBudgetMs: 'live',
   prepareAnswers: 'live',
   stt: { partialIntervalMs: 'live' },

@@ -9,6 +9,7 @@ import { apiKeyProblem } from '../secrets/api-key-shape';
 import { DEFAULT_ACKNOWLEDGEMENTS } from '../pipeline/respond/acknowledgement';
 import { describe } from './describe-value';
 import { checkMcpServers, isStdioServer, type McpServerSettings } from './mcp-servers';
+import { editDistance } from '../text/edit-distance';
 
 /**
  * hands-free: always listening; push-to-talk: a key held for the turn; one-shot: an activation (the
@@ -61,6 +62,12 @@ export interface Settings {
     falseInterruptionMs: number;
     /** Speech over the answer that is only an acknowledgement ("mm-hmm", "okay") neither stops it nor becomes a turn. */
     backchannels: boolean;
+    /**
+     * With backchannels on: the answer falls silent at the first sound of speech over it, for at
+     * most this long while its words are judged (0: only lowered). A real interruption is stopped
+     * at once; an acknowledgement, or words not yet known, let it play on lowered.
+     */
+    onsetHoldMs: number;
     /** The acknowledgements, comma-separated ("mm-hmm, yeah, got it"); words spelled only with humming sounds count too. */
     acknowledgements: string;
   };
@@ -157,6 +164,7 @@ export const SETTINGS_RANGES = {
   'endpointing.maxPauseMs': { min: 300, max: 5000, step: 50, unit: 'ms', label: 'Longest pause inside an unfinished sentence', integer: true },
   'bargeIn.minSpeechMs': { min: 0, max: 2000, step: 10, unit: 'ms', label: 'Speech needed to interrupt', integer: true },
   'bargeIn.falseInterruptionMs': { min: 200, max: 10000, step: 100, unit: 'ms', label: 'Resume after a false interruption', integer: true },
+  'bargeIn.onsetHoldMs': { min: 0, max: 250, step: 10, unit: 'ms', label: 'Silence the answer while your first sound is judged', integer: true },
   turnBudgetMs: { min: 500, max: 10000, step: 100, unit: 'ms', label: 'Wait before a holding phrase', integer: true },
   'stt.partialIntervalMs': { min: 100, max: 2000, step: 50, unit: 'ms', label: 'Partial transcript interval', integer: true },
   'llm.temperature': { min: 0, max: 2, step: 0.05, unit: '', label: 'Temperature', integer: false },
@@ -213,6 +221,9 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
     falseInterruptionMs: 1500,
     // People say "mm-hmm" while listening; it must not stop the answer or be answered.
     backchannels: true,
+    // Silent within a VAD window of the user's first sound (a real "stop" must not talk on), and
+    // back, lowered, before the gap is heard as one (an "mm-hmm" must leave none over 250 ms).
+    onsetHoldMs: 200,
     acknowledgements: DEFAULT_ACKNOWLEDGEMENTS,
   },
   // Past ~2.5 s of silence after the user stops, people assume they were not heard.
@@ -405,6 +416,7 @@ const SCHEMA: PerSetting<Settings, Leaf> = {
     minSpeechMs: num('bargeIn.minSpeechMs'),
     falseInterruptionMs: num('bargeIn.falseInterruptionMs'),
     backchannels: bool,
+    onsetHoldMs: num('bargeIn.onsetHoldMs'),
     acknowledgements: text('acknowledgement phrases separated by commas, e.g. "mm-hmm, yeah, got it"', 1000),
   },
   turnBudgetMs: num('turnBudgetMs'),
@@ -543,21 +555,6 @@ function suggest(group: Group, key: string, path: string[]): string | undefined 
 
 function closeEnough(key: string): number {
   return Math.max(1, Math.floor(key.length / 4));
-}
-
-function editDistance(a: string, b: string): number {
-  // A hostile or pasted giant key must not cost O(n*m); such a key is no typo of ours anyway.
-  if (a.length > 64 || b.length > 64) return Infinity;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
-    }
-    prev = cur;
-  }
-  return prev[b.length] ?? Infinity;
 }
 
 // ---------------------------------------------------------------------------

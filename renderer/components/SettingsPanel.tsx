@@ -160,6 +160,7 @@ export function SettingsPanel() {
         <Toggle path="bargeIn.enabled" label="Interrupt the assistant by speaking" />
         <Toggle path="bargeIn.backchannels" label="Let “mm-hmm” and “okay” pass" hint="The answer is lowered while you speak over it, and goes on if you were only acknowledging it." />
         <Acknowledgements />
+        <Slider path="bargeIn.onsetHoldMs" hint="The answer falls silent at once when you speak over it; if you were only acknowledging it, it goes on, lowered." />
         <Slider path="bargeIn.minSpeechMs" hint="Your speech over the answer needed to stop it." />
         <Slider path="bargeIn.falseInterruptionMs" />
         <Slider path="turnBudgetMs" hint="After this long without an answer, a short holding phrase is spoken." />

@@ -8,6 +8,7 @@
  * as one, listed phrases match with one letter's slack, and the last interim word may be the start
  * of one. Anything else, one real word that is no acknowledgement, is the user taking the floor.
  */
+import { editDistance } from '../../text/edit-distance';
 
 /** The default `bargeIn.acknowledgements`: phrases, comma-separated. */
 export const DEFAULT_ACKNOWLEDGEMENTS = 'mm-hmm, mhm, uh-huh, hmm, yeah, yes, yep, yup, right, okay, ok, alright, all right, sure, i see, got it, cool, true, exactly, oh';
@@ -98,14 +99,5 @@ function matchLength(p: readonly string[], words: readonly string[], at: number)
 function sameWord(a: string, b: string): boolean {
   if (a === b) return true;
   if (a[0] !== b[0] || Math.min(a.length, b.length) < 3 || Math.abs(a.length - b.length) > 1) return false;
-  return within1(a, b);
-}
-
-/** Levenshtein distance at most 1. */
-function within1(a: string, b: string): boolean {
-  if (a.length > b.length) [a, b] = [b, a];
-  let i = 0;
-  while (i < a.length && a[i] === b[i]) i++;
-  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
-  return a.slice(i) === b.slice(i + 1);
+  return editDistance(a, b) <= 1;
 }

@@ -13,6 +13,8 @@ export interface BargeInConfig {
   falseInterruptionMs: number;
   /** Over a playing answer, lower it while deciding (no gap), and let an acknowledgement pass. */
   backchannels: boolean;
+  /** With backchannels: silent for at most this long from the speech's first sound while its words are judged (0: lowered only). */
+  onsetHoldMs: number;
 }
 
 /**
@@ -27,6 +29,13 @@ export const BACKCHANNEL_MAX_MS = 1500;
  * must not wait for the next one.
  */
 export const PEEK_AFTER_MS: readonly number[] = [150, 300];
+
+/** The longest silence an acknowledgement may leave in the answer: longer, and it is heard as the answer stopping. */
+export const ACK_GAP_MAX_MS = 250;
+/** What the end of an onset hold may lag: it is released on the next audio window. */
+const HOLD_SLACK_MS = 40;
+/** An onset hold shorter than this would silence nothing sooner than the answer's own pause: it is only lowered. */
+const MIN_ONSET_HOLD_MS = 60;
 
 export type BargeInDecision =
   /** Hold playback now (the speech may turn out to be nothing); `restoreVolume`: it was lowered, and resumes at full volume. */
@@ -55,6 +64,8 @@ interface Deciding {
   ackPause: boolean;
   /** How many of PEEK_AFTER_MS have been asked for. */
   peeks: number;
+  /** The onset hold: playback is paused (silent) until then, unless words decide sooner; null once it plays on, lowered. */
+  holdUntilMs: number | null;
 }
 
 /** A short word that acts on the answer being spoken, whatever its length ("stop" is shorter than minSpeechMs). */
@@ -99,14 +110,19 @@ export class BargeInPolicy {
 
   /**
    * The VAD heard something (not yet a turn) that began at `speechStartMs`, its words numbered
-   * `speechTurn`. Over a playing answer with backchannels on, the answer is lowered, not paused.
+   * `speechTurn`. Over a playing answer with backchannels on, the answer falls silent for the onset
+   * hold, or is lowered. `quietMs`: the silence the answer already has around where it is playing,
+   * which a hold would lengthen: the hold is cut so that the gap stays within ACK_GAP_MAX_MS.
    */
-  onCandidate(atMs: number, phase: AssistantPhase, speechStartMs?: number, speechTurn = -1): BargeInDecision[] {
+  onCandidate(atMs: number, phase: AssistantPhase, speechStartMs?: number, speechTurn = -1, quietMs = 0): BargeInDecision[] {
     if (phase === 'idle' || !this.listens(phase) || this.held || this.userPaused) return [];
     const start = speechStartMs === undefined ? {} : { speechStartMs };
-    if (phase === 'speaking' && this.config().backchannels) {
-      this.held = { sinceMs: atMs, phase, deciding: { speechStartMs: speechStartMs ?? atMs, speechTurn, confirmed: false, ackPause: false, peeks: 0 }, ...start };
-      return [{ type: 'duck', atMs }];
+    const config = this.config();
+    if (phase === 'speaking' && config.backchannels) {
+      const holdMs = Math.min(config.onsetHoldMs, ACK_GAP_MAX_MS - HOLD_SLACK_MS - quietMs);
+      const holdUntilMs = holdMs >= MIN_ONSET_HOLD_MS ? atMs + holdMs : null;
+      this.held = { sinceMs: atMs, phase, deciding: { speechStartMs: speechStartMs ?? atMs, speechTurn, confirmed: false, ackPause: false, peeks: 0, holdUntilMs }, ...start };
+      return [{ type: holdUntilMs === null ? 'duck' : 'pause', atMs }];
     }
     this.held = { sinceMs: atMs, phase, deciding: null, ...start };
     return [{ type: 'pause', atMs }];
@@ -153,18 +169,24 @@ export class BargeInPolicy {
     const held = this.held;
     const d = held?.deciding;
     if (!held || !d) return [];
+    // Silent since the onset hold began: that is where playback stopped.
+    const onsetHeld = d.holdUntilMs !== null;
     if (verdict === 'interruption') {
       if (d.confirmed) {
         this.held = null;
-        return [{ type: 'interrupt', atMs, pausedAtMs: atMs, speechStartMs: d.speechStartMs }];
+        return [{ type: 'interrupt', atMs, pausedAtMs: onsetHeld ? held.sinceMs : atMs, speechStartMs: d.speechStartMs }];
       }
-      this.held = { sinceMs: atMs, phase: held.phase, deciding: null, speechStartMs: d.speechStartMs };
-      return [{ type: 'pause', atMs, restoreVolume: true }];
+      this.held = { sinceMs: onsetHeld ? held.sinceMs : atMs, phase: held.phase, deciding: null, speechStartMs: d.speechStartMs };
+      return onsetHeld ? [] : [{ type: 'pause', atMs, restoreVolume: true }];
     }
     if (paused && d.confirmed && !d.ackPause && verdict === 'acknowledgement') {
       d.ackPause = true;
-      return [{ type: 'unduck', atMs }];
+      if (!onsetHeld) return [{ type: 'unduck', atMs }];
+      d.holdUntilMs = null;
+      return [{ type: 'resume', atMs }];
     }
+    // An acknowledgement need not wait out the hold.
+    if (onsetHeld && verdict === 'acknowledgement') return this.playOnLowered(d, atMs);
     return [];
   }
 
@@ -196,9 +218,19 @@ export class BargeInPolicy {
     return this.settle(held, held.deciding, atMs, verdict, text);
   }
 
+  /** The onset hold ends with nothing known against the speech: the answer plays on, lowered, while it is judged. */
+  private playOnLowered(d: Deciding, atMs: number): BargeInDecision[] {
+    d.holdUntilMs = null;
+    return [
+      { type: 'duck', atMs },
+      { type: 'resume', atMs },
+    ];
+  }
+
   private settle(held: { sinceMs: number }, d: Deciding, atMs: number, verdict: WordsVerdict, text: string): BargeInDecision[] {
     if (verdict === 'interruption' || (verdict === 'none' && d.confirmed)) return [{ type: 'interrupt', atMs, pausedAtMs: held.sinceMs, speechStartMs: d.speechStartMs }];
-    const restore: BargeInDecision[] = d.ackPause ? [] : [{ type: 'unduck', atMs }];
+    // Still in the onset hold it is at full volume, paused: it goes on.
+    const restore: BargeInDecision[] = d.holdUntilMs !== null ? [{ type: 'resume', atMs }] : d.ackPause ? [] : [{ type: 'unduck', atMs }];
     return verdict === 'acknowledgement' ? [...restore, { type: 'backchannel', atMs, speechStartMs: d.speechStartMs, text, speechTurn: d.speechTurn }] : restore;
   }
 
@@ -208,8 +240,8 @@ export class BargeInPolicy {
     if (!held) return null;
     const d = held.deciding;
     if (d?.ackPause) return null;
-    if (d?.confirmed) return d.speechStartMs + BACKCHANNEL_MAX_MS;
-    return held.sinceMs + this.config().falseInterruptionMs;
+    const timeout = d?.confirmed ? d.speechStartMs + BACKCHANNEL_MAX_MS : held.sinceMs + this.config().falseInterruptionMs;
+    return d?.holdUntilMs != null ? Math.min(d.holdUntilMs, timeout) : timeout;
   }
 
   /** Called as time passes (each audio window, the app's timer): a pause that nothing confirmed in time ends. */
@@ -217,8 +249,9 @@ export class BargeInPolicy {
     const resumeAtMs = this.resumeAtMs;
     const held = this.held;
     if (resumeAtMs === null || !held || atMs < resumeAtMs) return [];
-    this.held = null;
     const d = held.deciding;
+    if (d && d.holdUntilMs !== null && atMs < (d.confirmed ? d.speechStartMs + BACKCHANNEL_MAX_MS : Infinity)) return this.playOnLowered(d, atMs);
+    this.held = null;
     if (d?.confirmed) return [{ type: 'interrupt', atMs, pausedAtMs: held.sinceMs, speechStartMs: d.speechStartMs }];
     return [{ type: d ? 'unduck' : 'resume', atMs }];
   }

@@ -13,7 +13,7 @@ import type { EndedTurn, TurnEvent } from '../turns/turn-events';
 import type { AssistantPhase } from '../vocabulary';
 import { Answers } from './answers';
 import { parseAcknowledgements, judgeWords, type WordsVerdict } from './acknowledgement';
-import { BargeInPolicy, type BargeInDecision } from './barge-in';
+import { ACK_GAP_MAX_MS, BargeInPolicy, type BargeInDecision } from './barge-in';
 import { applyDecisions, interruptAnswers, type PlaybackParts } from './playback-decisions';
 import { Conversation } from './conversation';
 import { ToolConfirmations } from './confirmation';
@@ -170,9 +170,11 @@ export class Responding {
 
   onTurnEvent(e: TurnEvent): void {
     switch (e.type) {
-      case 'candidate':
-        this.apply(this.bargeIn.onCandidate(e.atMs, e.phase, e.startMs, e.turn));
+      case 'candidate': {
+        const quiet = this.ctx.output.quietAround(this.ctx.output.position(e.atMs), ACK_GAP_MAX_MS);
+        this.apply(this.bargeIn.onCandidate(e.atMs, e.phase, e.startMs, e.turn, quiet.beforeMs + quiet.afterMs));
         break;
+      }
       case 'speech-start':
         this.answers.dropDraft(true);
         this.apply(this.bargeIn.onSpeechStart(e.atMs, this.phase(e.atMs)), e.startMs);

@@ -44,7 +44,16 @@ export interface AudioOutput {
    * echo canceller subtracts. Null when nothing played in that span.
    */
   audible(fromMs: number, length: number): Float32Array | null;
+  /**
+   * How much silence (ms, at most `limitMs` each way) the queued audio has just before and just
+   * after stream position `p`: a hold there adds to a gap the listener already hears.
+   */
+  quietAround(p: number, limitMs: number): { beforeMs: number; afterMs: number };
 }
+
+/** Silence, for quietAround: 5 ms blocks under -60 dBFS. */
+const QUIET_BLOCK_MS = 5;
+const QUIET_POWER = 1e-6;
 
 interface Chunk {
   from: number;
@@ -215,6 +224,28 @@ export class PlaybackSchedule implements AudioOutput {
     for (const s of spans) this.mix(out, REF_RATE, fromMs, s, true);
     this.applyGain(out, REF_RATE, fromMs);
     return out;
+  }
+
+  quietAround(p: number, limitMs: number): { beforeMs: number; afterMs: number } {
+    return { beforeMs: this.quietRun(p, -1, limitMs), afterMs: this.quietRun(p, 1, limitMs) };
+  }
+
+  /** Silent milliseconds of queued audio from position `p` going back (`dir` -1) or on (1); unqueued audio ends the run. */
+  private quietRun(p: number, dir: 1 | -1, limitMs: number): number {
+    let quiet = 0;
+    while (quiet < limitMs) {
+      const a = dir > 0 ? p + quiet : p - quiet - QUIET_BLOCK_MS;
+      // A block across two chunks (a clause's end) is judged by the part in the first.
+      const c = this.chunks.find((k) => a >= k.from && a < k.to);
+      if (!c || a < 0) break;
+      const first = Math.round(((a - c.from) / 1000) * c.sampleRate);
+      const end = Math.min(c.samples.length, first + Math.max(1, Math.round((QUIET_BLOCK_MS / 1000) * c.sampleRate)));
+      let e = 0;
+      for (let i = first; i < end; i++) e += c.samples[i]! * c.samples[i]!;
+      if (end <= first || e / (end - first) >= QUIET_POWER) break;
+      quiet += QUIET_BLOCK_MS;
+    }
+    return Math.min(quiet, limitMs);
   }
 
   /** Scales `out` (starting at wall time `fromMs`) by the volume at each of its samples. */

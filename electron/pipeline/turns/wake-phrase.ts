@@ -5,6 +5,7 @@
  * words of speech the VAD already found, tolerantly, since recognizers misspell names; a keyword
  * spotting model could later stand behind the same `matchWakePhrase`.
  */
+import { editDistance } from '../../text/edit-distance';
 
 /** After the phrase alone, the next utterance that begins within this long is the request. */
 export const WAKE_WINDOW_MS = 5000;
@@ -60,16 +61,6 @@ export function matchWakePhrase(text: string, phrase: string): WakeMatch {
   const rest = [restOfWord, ...said.slice(best.k)].filter(Boolean).join(' ').replace(/^[\s,.!?;:]+/, '');
   const heard = [...said.slice(0, best.k - 1), last.slice(0, best.cut)].join(' ');
   return { matched: true, rest, heard };
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
 }
 
 /** What an ended utterance is in wake-phrase mode. */
