@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { scoreClip, type ClipRun, type RoomBenchResult } from '../electron/bench/rooms';
+import { GiveWay, scoreClip, type ClipRun, type RoomBenchResult } from '../electron/bench/rooms';
 import type { TurnReport } from '../electron/pipeline/report';
 import { MANIFEST, MODELS, runCli, SPEECH, tempDir } from './helpers';
 
@@ -72,6 +72,20 @@ describe('room benchmark scoring', () => {
     // An answer that ended before the segment began was not talked over.
     const ended = scoreClip({ ...run, reports: [report(0, 2500, 5000)] });
     assert.equal(ended.segmentsOverAnswers, 0);
+  });
+});
+
+describe('room benchmark: one incident per time the answer gives way', () => {
+  it('an onset hold released lowered and then paused is one; lowered, back, and lowered again is two', () => {
+    const g = new GiveWay();
+    const began = (actions: ('paused' | 'resumed' | 'ducked' | 'restored')[]) => actions.map((a) => g.on(a));
+    assert.deepEqual(began(['paused', 'ducked', 'resumed', 'paused']), [true, false, false, false], 'held, released lowered, paused again');
+    g.stopped();
+    assert.deepEqual(began(['ducked', 'restored', 'ducked']), [true, false, true]);
+    assert.deepEqual(began(['paused', 'restored']), [false, false], 'still paused');
+    assert.deepEqual(began(['resumed', 'paused']), [false, true]);
+    g.stopped();
+    assert.deepEqual(began(['paused']), [true], 'a stop ends the incident');
   });
 });
 

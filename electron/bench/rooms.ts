@@ -172,21 +172,41 @@ export interface RoomBenchResult {
 
 export const costSummary = (costs: readonly number[]) => ({ n: costs.length, ...highEnd(costs, 3) });
 
+/**
+ * One incident per time the answer gives way, from `playback` events: it gives way while paused or
+ * lowered, and is back only when neither. A lowered answer that then pauses is one incident; so is
+ * an onset hold (paused) released lowered (ducked, then resumed) and then paused again.
+ */
+export class GiveWay {
+  private paused = false;
+  private lowered = false;
+
+  /** Returns whether this change began an incident. */
+  on(action: 'paused' | 'resumed' | 'ducked' | 'restored'): boolean {
+    const before = this.paused || this.lowered;
+    if (action === 'paused' || action === 'resumed') this.paused = action === 'paused';
+    else this.lowered = action === 'ducked';
+    return !before && (this.paused || this.lowered);
+  }
+
+  /** The answer was stopped: back at full volume, nothing held. */
+  stopped(): void {
+    this.paused = this.lowered = false;
+  }
+}
+
 /** One clip through a fresh pipeline (clock, timeline, conversation) whose answers come back through the room. */
 async function runClip(engines: LoadedEngines, clip: RoomClip, room: Room, gain: number, settings: Settings): Promise<{ run: ClipRun; costs: number[] }> {
   const clock = new FastForwardClock();
   const output = new TimelineOutput();
   const pipeline = new VoicePipeline(engines, output, clock, () => settings);
   const run: ClipRun = { speech: clip.speech, bargeIn: clip.bargeIn, pausedMs: [], interrupted: [], turns: [], reports: [] };
-  // One incident per time the answer gives way: a lowered answer that then pauses is one.
-  let yielding = false;
+  const giving = new GiveWay();
   pipeline.events.on((e) => {
     if (e.type === 'playback') {
-      const gives = e.action === 'paused' || e.action === 'ducked';
-      if (gives && !yielding) run.pausedMs.push(e.t);
-      yielding = gives;
+      if (giving.on(e.action)) run.pausedMs.push(e.t);
     } else if (e.type === 'interrupted') {
-      yielding = false;
+      giving.stopped();
       run.interrupted.push({ t: e.t, turn: e.turn });
     } else if (e.type === 'end-of-turn') run.turns.push({ startMs: e.speechStartMs, endMs: e.speechEndMs });
   });
