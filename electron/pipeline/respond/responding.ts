@@ -171,8 +171,9 @@ export class Responding {
   onTurnEvent(e: TurnEvent): void {
     switch (e.type) {
       case 'candidate': {
-        const quiet = this.ctx.output.quietAround(this.ctx.output.position(e.atMs), ACK_GAP_MAX_MS);
-        this.apply(this.bargeIn.onCandidate(e.atMs, e.phase, e.startMs, e.turn, quiet.beforeMs + quiet.afterMs));
+        // Only speech over an answer being heard can be held: the scan is not made for every turn's start.
+        const quiet = e.phase === 'speaking' ? this.ctx.output.quietAround(this.ctx.output.position(e.atMs), ACK_GAP_MAX_MS) : null;
+        this.apply(this.bargeIn.onCandidate(e.atMs, e.phase, e.startMs, e.turn, quiet ? quiet.beforeMs + quiet.afterMs : 0));
         break;
       }
       case 'speech-start':
