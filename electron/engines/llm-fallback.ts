@@ -6,7 +6,6 @@
  */
 import { UserError, isUserError } from '../errors';
 import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmInfo } from './llm-types';
-// TEMPORARY: for electron/pipeline/ until its imports name llm-types.ts.
 
 export const LLM_SLOW_CODE = 'llm-server-slow';
 

@@ -1,11 +1,11 @@
 import os from 'node:os';
-import { getLlama, LlamaChat, LlamaChatSession, LlamaLogLevel, type ChatHistoryItem, type ChatWrapper, type Llama, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
+import { getLlama, LlamaChat, LlamaChatSession, LlamaLogLevel, type LlamaOptions, type ChatHistoryItem, type ChatWrapper, type Llama, type LlamaContext, type LlamaModel } from 'node-llama-cpp';
 import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
 import { answerWithFunctions, callPrefixes, functionCallItems, NO_THINKING, roomFor, toFunctions } from './llm-functions';
 import type { ChatMessage, GenerateOptions, GenerateResult, LanguageModel, LlmBackend, LlmInfo } from './llm-types';
+import { withPlainForks } from './plain-forks';
 import type { ToolSpec } from './tool-calls';
-// TEMPORARY: for electron/pipeline/ until its imports name llm-types.ts.
 
 export interface LlmOptions {
   /** Evaluated at load, so the first turn (whose history starts with it) does not pay for it. */
@@ -55,14 +55,15 @@ export function pickBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; ski
 
 async function startBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; skipped?: string }> {
   const common = { build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false } as const;
-  if (gpu === 'cpu') return { llama: await getLlama({ ...common, gpu: false }) };
-  const llama = await getLlama({ ...common, gpu });
+  const load = (options: LlamaOptions) => withPlainForks(() => getLlama(options));
+  if (gpu === 'cpu') return { llama: await load({ ...common, gpu: false }) };
+  const llama = await load({ ...common, gpu });
   if (gpu === 'auto' && llama.gpu !== false) {
     const names = await llama.getGpuDeviceNames();
     const soft = names.find((n) => SOFTWARE_GPU.test(n));
     if (soft && names.every((n) => SOFTWARE_GPU.test(n))) {
       await llama.dispose();
-      return { llama: await getLlama({ ...common, gpu: false }), skipped: soft };
+      return { llama: await load({ ...common, gpu: false }), skipped: soft };
     }
   }
   return { llama };
