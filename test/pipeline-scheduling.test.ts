@@ -279,6 +279,26 @@ describe('turn reports (scripted engines)', () => {
     assert.ok(Math.abs(b.speechStartMs - 3000) <= 40, `speech began at ${b.speechStartMs}`);
   });
 
+  it('a machine busy for 400 ms while the answer plays moves no later time: the input queued, it did not pause', async () => {
+    const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['tell me a story', 'stop'] });
+    const clock = new FastForwardClock();
+    const output = new TimelineOutput();
+    const pipeline = new VoicePipeline(slowVoice(s), output, clock, () => DEFAULT_SETTINGS);
+    let stalled = false;
+    pipeline.events.on((e) => {
+      if (e.type !== 'vad' || stalled || e.t < 2200) return;
+      stalled = true;
+      const until = performance.now() + 400;
+      while (performance.now() < until);
+    });
+    await feedAudio(pipeline, input([[500, 1500], [3000, 4000]], 6000), clock, output, { fast: true });
+    await pipeline.drain();
+    pipeline.settle();
+    assert.ok(stalled, 'the answer was playing at 2.2 s');
+    const start = pipeline.reports[1]?.timings.speechStartMs ?? NaN;
+    assert.ok(Math.abs(start - 3000) <= 40, `the interruption began at 3000 ms, reported at ${start} ms`);
+  });
+
   it('keeps only the newest keepReports reports; every turn is still an event', async () => {
     const s = scriptedEngines({ firstTokenDelayMs: 10, transcripts: ['one', 'two', 'three'] });
     const clock = new FastForwardClock();

@@ -74,6 +74,10 @@ export async function feedFrames(
 ): Promise<number> {
   const maxTailMs = opts.maxTailMs ?? 120_000;
   let inputMs = Infinity;
+  // Frames already a window late (the machine was busy) would have queued up behind each other in
+  // a real microphone: they are handed over together, without waiting for each to be heard, so the
+  // pipeline sees a backlog (a lag) and not a pause in the input that moves every later time.
+  let queued: Promise<void> | null = null;
   for (let k = 0; ; k++) {
     const startMs = k * VAD_WINDOW_MS;
     const endMs = startMs + VAD_WINDOW_MS;
@@ -84,12 +88,23 @@ export async function feedFrames(
       const wake = pipeline.nextWakeMs();
       const waiting = wake !== null && wake - clock.now() <= (opts.wakeWithinMs ?? Infinity);
       const finished = !pipeline.active && output.endMs <= startMs && !waiting;
-      if (finished || startMs - inputMs > maxTailMs) return startMs;
+      if (finished || startMs - inputMs > maxTailMs) {
+        await queued;
+        return startMs;
+      }
       frame = new Float32Array(VAD_WINDOW);
     }
     opts.beforeFrame?.(frame, startMs);
-    await frameDue(clock, endMs, opts.fast && !pipeline.busy);
+    const overdue = clock.now() - endMs > VAD_WINDOW_MS;
+    if (!overdue) await frameDue(clock, endMs, opts.fast && !pipeline.busy);
     opts.recordInto?.(frame, startMs);
-    await pipeline.pushAudio(frame);
+    const heard = pipeline.pushAudio(frame);
+    if (overdue) {
+      queued = heard;
+      heard.catch(() => undefined);
+    } else {
+      queued = null;
+      await heard;
+    }
   }
 }
