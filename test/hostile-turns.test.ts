@@ -2,26 +2,36 @@
  * Whole turns against a hostile OpenAI-compatible server (test/hostile-server.ts): `talk` on the real
  * engines asks each misbehaving mode one question. Every turn must end, soon after the server's
  * deadlines (4 × turnBudgetMs to the first text with no local model, then the stall limit), with its
- * answer capped or a message said; memory stays bounded; and the API key is nowhere in stdout,
- * stderr, the report or the conversation history. `talk --fast` skips only idle waiting (the clip,
+ * answer capped or a message said; memory stays bounded; and the API key is nowhere in what it
+ * printed, the report or the conversation history. `talk --fast` skips only idle waiting (the clip,
  * the tail, the message playing): the server's deadlines still pass on the wall clock.
+ *
+ * The runs are the command's own code (talkMain) in this process, one after another, so each one's
+ * memory is what the process gained while it ran; the printing and exit status of the command in
+ * its own process are tested in talk.test.ts.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { cliFailure } from '../electron/cli/args';
+import { talkMain } from '../electron/cli/talk';
 import { MODELS_DIR, SPEECH_DIR } from './engine-fixtures';
 import { tempDir } from './helpers';
-import { startHostileServer, type HostileMode, type HostileServer } from './hostile-server';
+import type { HostileMode } from './hostile-server';
+import { startHostileServerApart, type HostileServerApart } from './hostile-server-apart';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const KEY = 'sk-Zq7RtW9vKp0123456789abcdefPLMN';
 const TURN_BUDGET_MS = 500;
 const STALL_MS = 1000;
 /** The clip (2.1 s), the tail, the server's deadlines (4 budgets, then the stall), the spoken line, and a loaded machine's slack. */
 const RUN_LIMIT_MS = 60_000;
-const MAX_RSS_MB = 500;
+/**
+ * What the process may gain while one run loads its engines and talks to the server, once a first
+ * run has paid for what is loaded once (the native libraries, compiled code): 30-50 MB for most
+ * modes here (the server runs in a process of its own).
+ */
+const MAX_GROWTH_MB = 200;
 
 /** What each mode must end with: a capped answer, or the message for what the server did. */
 const EXPECT: Partial<Record<HostileMode, RegExp>> = {
@@ -38,14 +48,15 @@ const EXPECT: Partial<Record<HostileMode, RegExp>> = {
   'echo-key': /not JSON \("not json, your key was \*\*\*/,
 };
 
-let server: HostileServer;
+let server: HostileServerApart;
 let models: string;
 
 before(async () => {
-  server = await startHostileServer();
+  server = await startHostileServerApart();
   // The stand-in models without a language model: the server answers alone, with no local fallback to hide its faults.
   models = tempDir('lva-hostile-models-');
   for (const kind of ['vad', 'stt', 'tts-synthetic', 'turn']) await symlink(path.join(MODELS_DIR, kind), path.join(models, kind));
+  await talk('html');
 });
 
 after(async () => {
@@ -56,7 +67,7 @@ interface Run {
   code: number;
   out: string;
   ms: number;
-  rssMb: number;
+  growthMb: number;
   report: string;
   history: string;
 }
@@ -65,23 +76,30 @@ async function talk(mode: HostileMode, maxTokens = 32): Promise<Run> {
   const dir = tempDir(`lva-hostile-${mode}-`);
   const settings = path.join(dir, 'settings.json');
   await writeFile(settings, JSON.stringify({ turnBudgetMs: TURN_BUDGET_MS, llm: { maxTokens, provider: 'openai-compatible', server: { baseUrl: server.url(mode), model: 'm', apiKey: KEY, stallMs: STALL_MS } } }));
-  const rssFile = path.join(dir, 'rss');
   const history = path.join(dir, 'history');
   await mkdir(history);
-  const args = ['--import', 'tsx', '--import', path.join(ROOT, 'test/max-rss.ts'), path.join(ROOT, 'electron/cli/talk.ts')];
-  args.push('--input', path.join(SPEECH_DIR, 'weather.wav'), '--models', models, '--settings', settings, '--tail', '1', '--fast', '--report', path.join(dir, 'report.json'), '--log', history);
+  const args = ['--input', path.join(SPEECH_DIR, 'weather.wav'), '--models', models, '--settings', settings, '--tail', '1', '--fast', '--report', path.join(dir, 'report.json'), '--log', history];
+  const printed: string[] = [];
+  const io = { out: { write: (text: string) => printed.push(text) }, err: (line: string) => printed.push(`${line}\n`) };
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
   const t0 = performance.now();
-  const { code, out } = await new Promise<{ code: number; out: string }>((resolve) =>
-    execFile(process.execPath, args, { cwd: ROOT, timeout: RUN_LIMIT_MS * 2, maxBuffer: 32 << 20, env: { ...process.env, LVA_MAX_RSS_FILE: rssFile } }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}\n${stderr}` }),
-    ),
-  );
+  let code: number;
+  try {
+    code = await talkMain(args, io);
+  } catch (e) {
+    const f = cliFailure(e);
+    code = f.code;
+    printed.push(f.stderr instanceof Error ? `${f.stderr.stack}` : String(f.stderr ?? ''));
+  } finally {
+    clearInterval(sampler);
+  }
   const ms = performance.now() - t0;
-  const rssMb = Number(await readFile(rssFile, 'utf8').catch(() => '0')) / 1024;
   const report = await readFile(path.join(dir, 'report.json'), 'utf8').catch(() => '');
   const logs = await readdir(history, { recursive: true });
   const texts = await Promise.all(logs.map((f) => readFile(path.join(history, f), 'utf8').catch(() => '')));
-  return { code, out, ms, rssMb, report, history: texts.join('\n') };
+  return { code, out: printed.join(''), ms, growthMb: (Math.max(peak, process.memoryUsage().rss) - before) / 2 ** 20, report, history: texts.join('\n') };
 }
 
 function keyIn(text: string): boolean {
@@ -89,14 +107,14 @@ function keyIn(text: string): boolean {
   return false;
 }
 
-describe('whole turns against a hostile server', { concurrency: 2 }, () => {
+describe('whole turns against a hostile server', { timeout: 12 * 2 * RUN_LIMIT_MS }, () => {
   for (const [mode, expected] of Object.entries(EXPECT) as [HostileMode, RegExp][]) {
     it(`${mode}: the turn ends with the message, in bounded memory, and the key is nowhere`, async (t) => {
       const r = await talk(mode);
-      t.diagnostic(`${mode}: ${Math.round(r.ms)} ms, peak ${Math.round(r.rssMb)} MB`);
+      t.diagnostic(`${mode}: ${Math.round(r.ms)} ms, gained ${Math.round(r.growthMb)} MB`);
       assert.equal(r.code, 0, r.out.slice(-3000));
       assert.ok(r.ms < RUN_LIMIT_MS, `${Math.round(r.ms)} ms`);
-      assert.ok(r.rssMb > 0 && r.rssMb < MAX_RSS_MB, `peak ${Math.round(r.rssMb)} MB`);
+      assert.ok(r.growthMb < MAX_GROWTH_MB, `gained ${Math.round(r.growthMb)} MB`);
       const turns = (JSON.parse(r.report) as { turns: { llm: { error: string | null } | null }[] }).turns;
       assert.equal(turns.length, 1, r.out.slice(-3000));
       assert.match(turns[0]!.llm?.error ?? '', expected);
@@ -111,6 +129,6 @@ describe('whole turns against a hostile server', { concurrency: 2 }, () => {
     const turns = (JSON.parse(r.report) as { turns: { assistantText: string; llm: { error: string | null } | null }[] }).turns;
     assert.equal(turns[0]!.assistantText.trim(), Array(16).fill('word').join(' '));
     assert.equal(turns[0]!.llm?.error, null);
-    assert.ok(r.rssMb < MAX_RSS_MB, `peak ${Math.round(r.rssMb)} MB`);
+    assert.ok(r.growthMb < MAX_GROWTH_MB, `gained ${Math.round(r.growthMb)} MB`);
   });
 });

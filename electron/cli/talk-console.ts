@@ -142,6 +142,7 @@ export class TalkConsole {
   constructor(
     private readonly out: ConsoleOut,
     private readonly quiet = false,
+    private readonly err: (line: string) => void = (line) => console.error(line),
   ) {}
 
   private get tty(): boolean {
@@ -162,7 +163,7 @@ export class TalkConsole {
   /** A warning, on stderr (printed even when quiet), below the interim line rather than on it. */
   warn(text: string): void {
     this.endInterim();
-    console.error(text);
+    this.err(text);
   }
 
   /** Ends the interim line, if one is open: before the process exits or writes elsewhere. */

@@ -21,7 +21,7 @@ import { packageVersion } from './app-version';
 import { ALL_MODELS } from '../../native-models/catalog';
 import { HistoryRecorder } from '../history/recorder';
 import { checkDistinct, checkOutputFile, prepareLogFolder, writeOutput } from './talk-paths';
-import { TalkConsole } from './talk-console';
+import { TalkConsole, type ConsoleOut } from './talk-console';
 import { RunStop, StopRequested } from './talk-stop';
 
 const USAGE =
@@ -123,8 +123,17 @@ function withoutUserInfo(address: string): string {
 /** Samples of OUT.wav rendered at a time: 4 MB, whatever the length of the run. */
 const RENDER_PIECE = 1 << 20;
 
-/** The `talk` command on `argv` (without node and the script); its exit status. Exported so the tests run its error cases in one process. */
-export async function talkMain(argv: string[]): Promise<number> {
+/** Where `talk` prints: its log lines, and its warnings (stderr). */
+export interface TalkIo {
+  out: ConsoleOut;
+  err: (line: string) => void;
+}
+
+/**
+ * The `talk` command on `argv` (without node and the script); its exit status. Exported so the
+ * tests run it in their own process (on their own output), without starting one per run.
+ */
+export async function talkMain(argv: string[], io: TalkIo = { out: process.stdout, err: (line) => console.error(line) }): Promise<number> {
   const { values } = parseCli(
     argv,
     {
@@ -151,7 +160,7 @@ export async function talkMain(argv: string[]): Promise<number> {
     HELP,
   );
   if (!values.input) throw new UserError(`--input is required. Usage: ${USAGE}`, 'usage');
-  const say = new TalkConsole(process.stdout, values.quiet);
+  const say = new TalkConsole(io.out, values.quiet, io.err);
 
   // Bad input is reported before any model loads.
   const ptt = values.ptt === undefined ? null : parsePttSchedule(values.ptt);
