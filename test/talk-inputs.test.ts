@@ -10,7 +10,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { UserError } from '../electron/errors';
 import { checkDistinct, checkOutputFile, prepareLogFolder } from '../electron/cli/talk-paths';
-import { MODELS, ROOT, SPEECH, runCli, tempDir } from './helpers';
+import { MODELS, ROOT, SPEECH, tempDir } from './helpers';
+import { talkHere } from './talk-here';
 
 const dir = tempDir('lva-talk-inputs-');
 const RATE = 192_000;
@@ -24,7 +25,9 @@ mkdirSync(aFolder);
 /** A usage error: exit 1, one `error:` line matching `message`, no stack, and no model loaded first. */
 async function refused(args: string[], message: RegExp): Promise<void> {
   // A bound on a hang, not a timing: the old --log /proc/nope never returned.
-  const res = await runCli('electron/cli/talk.ts', ['--input', weather, '--models', MODELS, ...args], 30_000);
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('talk did not return within 30 s')), 30_000)));
+  const res = await Promise.race([talkHere(['--input', weather, '--models', MODELS, ...args]), hung]).finally(() => clearTimeout(timer));
   const lines = res.stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l));
   assert.equal(lines.length, 1, `one line, got:\n${res.stderr}`);
   assert.match(lines[0]!, /^error: /);
@@ -101,7 +104,7 @@ describe('talk: a bad --log, --output or --report is one line before any model l
 
   it('--log: missing folders are made, and the run goes on', async () => {
     const logDir = path.join(dir, 'new', 'deeper', 'history');
-    const res = await runCli('electron/cli/talk.ts', ['--input', silence, '--models', MODELS, '--fast', '--quiet', '--log', logDir]);
+    const res = await talkHere(['--input', silence, '--models', MODELS, '--fast', '--quiet', '--log', logDir]);
     assert.equal(res.code, 0, res.stderr);
     assert.ok(statSync(logDir).isDirectory());
   });
@@ -112,7 +115,7 @@ describe('talk: a server model is described as one', () => {
     const settings = path.join(dir, 'server.json');
     // Nothing listens there; the silent clip has no turn, so nothing asks it.
     writeFileSync(settings, JSON.stringify({ llm: { provider: 'openai-compatible', server: { baseUrl: 'http://me:hunter2@127.0.0.1:9/v1', model: 'tiny' } } }));
-    const res = await runCli('electron/cli/talk.ts', ['--input', silence, '--models', MODELS, '--fast', '--settings', settings]);
+    const res = await talkHere(['--input', silence, '--models', MODELS, '--fast', '--settings', settings]);
     assert.equal(res.code, 0, res.stderr);
     const line = res.stdout.split('\n').find((l) => l.startsWith('models:')) ?? '';
     assert.match(line, /llm openai-compatible:tiny \(on the server at http:\/\/127\.0\.0\.1:9\/v1(; local fallback test-llm-\S+, \w+, \d+\/\d+ layers on GPU|, no local fallback)\)/);

@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { cliFailure } from '../electron/cli/args';
-import { talkMain } from '../electron/cli/talk';
 import { encodeWav, readWavFile } from '../electron/audio/wav';
 import type { TurnReport } from '../electron/pipeline/report';
 import { MANIFEST, MODELS, SPEECH, runCli, tempDir, words } from './helpers';
+import { talkHere } from './talk-here';
 
 /** The shared rooms' impulse responses (../shared/rooms). */
 const ROOMS = path.resolve(SPEECH, '../rooms');
@@ -19,9 +18,7 @@ async function talk(clip: string, extra: string[] = []) {
   const report = path.join(dir, `${clip}-${Math.random().toString(36).slice(2)}.json`);
   const output = report.replace(/\.json$/, '.wav');
   const input = path.join(SPEECH, `${clip}.wav`);
-  const res = await runCli('electron/cli/talk.ts', [
-    '--input', input, '--models', MODELS, '--report', report, '--output', output, '--fast', '--settings', shortReplies, ...extra,
-  ]);
+  const res = await talkHere(['--input', input, '--models', MODELS, '--report', report, '--output', output, '--fast', '--settings', shortReplies, ...extra]);
   assert.equal(res.code, 0, `talk failed: ${res.stderr}`);
   const parsed = JSON.parse(readFileSync(report, 'utf8')) as { turns: TurnReport[]; models: Record<string, { id: string }>; settings: unknown };
   return { ...res, report: parsed, output };
@@ -168,14 +165,6 @@ describe('talk: user errors give one clear line and a non-zero exit', () => {
     ['--activate past the input', ['--input', weatherPath, '--models', MODELS, '--activate', '12'], /--activate: 12 s is not within the input/],
   ];
   /** What the command prints for its failure, run in this process (talkMain and cliFailure are what `talk` itself runs). */
-  async function inProcess(args: string[]): Promise<{ code: number; stderr: string }> {
-    try {
-      return { code: await talkMain(args), stderr: '' };
-    } catch (e) {
-      const f = cliFailure(e);
-      return { code: f.code, stderr: f.stderr instanceof Error ? `${f.stderr.stack}` : String(f.stderr ?? '') };
-    }
-  }
   const check = (res: { code: number; stderr: string }, message: RegExp) => {
     assert.notEqual(res.code, 0);
     const lines = res.stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l));
@@ -184,7 +173,7 @@ describe('talk: user errors give one clear line and a non-zero exit', () => {
     assert.match(lines[0]!, message);
     assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
   };
-  for (const [name, args, message] of cases) it(name, async () => check(await inProcess(args), message));
+  for (const [name, args, message] of cases) it(name, async () => check(await talkHere(args), message));
   // Two as the command itself, so the printing and the exit status are the real ones too.
   for (const [name, args, message] of cases.filter(([n]) => n === 'missing input file' || n === 'settings file with a JSON error')) {
     it(`${name} (the command in its own process)`, async () => check(await runCli('electron/cli/talk.ts', args), message));
