@@ -6,7 +6,7 @@
  * printed, the report or the conversation history. `talk --fast` skips only idle waiting (the clip,
  * the tail, the message playing): the server's deadlines still pass on the wall clock.
  *
- * The runs are the command's own code (talkMain) in this process, one after another, so each one's
+ * The runs are the command's own code in this process (talkHere), one after another, so each one's
  * memory is what the process gained while it ran; the printing and exit status of the command in
  * its own process are tested in talk.test.ts.
  */
@@ -14,12 +14,11 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cliFailure } from '../electron/cli/args';
-import { talkMain } from '../electron/cli/talk';
 import { MODELS_DIR, SPEECH_DIR } from './engine-fixtures';
 import { tempDir } from './helpers';
 import type { HostileMode } from './hostile-server';
 import { startHostileServerApart, type HostileServerApart } from './hostile-server-apart';
+import { talkHere } from './talk-here';
 
 const KEY = 'sk-Zq7RtW9vKp0123456789abcdefPLMN';
 const TURN_BUDGET_MS = 500;
@@ -79,27 +78,16 @@ async function talk(mode: HostileMode, maxTokens = 32): Promise<Run> {
   const history = path.join(dir, 'history');
   await mkdir(history);
   const args = ['--input', path.join(SPEECH_DIR, 'weather.wav'), '--models', models, '--settings', settings, '--tail', '1', '--fast', '--report', path.join(dir, 'report.json'), '--log', history];
-  const printed: string[] = [];
-  const io = { out: { write: (text: string) => printed.push(text) }, err: (line: string) => printed.push(`${line}\n`) };
   const before = process.memoryUsage().rss;
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
   const t0 = performance.now();
-  let code: number;
-  try {
-    code = await talkMain(args, io);
-  } catch (e) {
-    const f = cliFailure(e);
-    code = f.code;
-    printed.push(f.stderr instanceof Error ? `${f.stderr.stack}` : String(f.stderr ?? ''));
-  } finally {
-    clearInterval(sampler);
-  }
+  const { code, stdout, stderr } = await talkHere(args).finally(() => clearInterval(sampler));
   const ms = performance.now() - t0;
   const report = await readFile(path.join(dir, 'report.json'), 'utf8').catch(() => '');
   const logs = await readdir(history, { recursive: true });
   const texts = await Promise.all(logs.map((f) => readFile(path.join(history, f), 'utf8').catch(() => '')));
-  return { code, out: printed.join(''), ms, growthMb: (Math.max(peak, process.memoryUsage().rss) - before) / 2 ** 20, report, history: texts.join('\n') };
+  return { code, out: `${stdout}\n${stderr}`, ms, growthMb: (Math.max(peak, process.memoryUsage().rss) - before) / 2 ** 20, report, history: texts.join('\n') };
 }
 
 function keyIn(text: string): boolean {
