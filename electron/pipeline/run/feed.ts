@@ -83,15 +83,15 @@ export async function feedFrames(
     const endMs = startMs + VAD_WINDOW_MS;
     let frame = startMs < inputMs ? source(k) : null;
     if (!frame) {
+      // Whether the run is over depends on what the queued frames held.
+      await queued;
+      queued = null;
       inputMs = Math.min(inputMs, startMs);
       // A timeout still to come (nextWakeMs) runs on the windows fed until then.
       const wake = pipeline.nextWakeMs();
       const waiting = wake !== null && wake - clock.now() <= (opts.wakeWithinMs ?? Infinity);
       const finished = !pipeline.active && output.endMs <= startMs && !waiting;
-      if (finished || startMs - inputMs > maxTailMs) {
-        await queued;
-        return startMs;
-      }
+      if (finished || startMs - inputMs > maxTailMs) return startMs;
       frame = new Float32Array(VAD_WINDOW);
     }
     opts.beforeFrame?.(frame, startMs);
