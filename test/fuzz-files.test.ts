@@ -21,7 +21,7 @@ import { validateSettings, withoutSecrets } from '../electron/settings/schema';
 import { TimerBook } from '../electron/timers/timer-book';
 import { MODELS_DIR, SPEECH_DIR } from './engine-fixtures';
 import { FuzzCase, type FuzzFiles } from './fuzz-inputs';
-import { tempDir } from './helpers';
+import { tempDir, within } from './helpers';
 import { startHostileServer, type HostileServer } from './hostile-server';
 
 const CASES = Number(process.env.FUZZ_CASES ?? 40);
@@ -50,11 +50,6 @@ after(async () => {
   process.off('unhandledRejection', onStray);
   await server?.close();
 });
-
-function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
-}
 
 async function plant(dir: string, f: FuzzFiles): Promise<void> {
   if (f.settings !== null) await writeFile(path.join(dir, 'settings.json'), f.settings);

@@ -33,6 +33,12 @@ export function runCli(script: string, args: string[], timeoutMs = 120_000): Pro
   });
 }
 
+/** `p`, or a rejection saying `what` did not settle within `ms` (a bound on a hang, not a timing). */
+export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
+
 /** Polls `get` every 20 ms until it gives a value (not undefined or false); fails after `timeoutMs`. */
 export async function until<T>(what: string, get: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
   const end = Date.now() + timeoutMs;

@@ -5,6 +5,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { isEntryPoint } from '../electron/cli/args';
 import { startHostileServer, type HostileMode } from './hostile-server';
 
 export interface HostileServerApart {
@@ -29,7 +30,7 @@ export async function startHostileServerApart(): Promise<HostileServerApart> {
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (isEntryPoint(import.meta.url)) {
   const server = await startHostileServer();
   process.send?.(server.url('MODE' as HostileMode));
   process.on('disconnect', () => void server.close().then(() => process.exit(0)));

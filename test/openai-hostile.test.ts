@@ -10,6 +10,7 @@ import { listModels, OpenAiCompatibleLlm, testConnection } from '../electron/eng
 import { SseReader, SseTooLong } from '../electron/engines/sse';
 import { isUserError } from '../electron/errors';
 import { startHostileServer, type HostileMode, type HostileServer } from './hostile-server';
+import { within } from './helpers';
 
 const KEY = 'sk-hostile-0123456789abcdefSECRET';
 const FIRST_MS = 1500;
@@ -27,11 +28,6 @@ before(async () => {
 after(async () => {
   await server?.close();
 });
-
-function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
-}
 
 interface Outcome {
   text: string;

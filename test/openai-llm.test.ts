@@ -12,6 +12,7 @@ import { listModels, OpenAiCompatibleLlm, testConnection } from '../electron/eng
 import { SseReader } from '../electron/engines/sse';
 import { isUserError, type UserError } from '../electron/errors';
 import { closedPortUrl, startOpenAiServer, TEST_MODEL_OPTS, type OpenAiTestServer, type ServedRequest } from './openai-server';
+import { within } from './helpers';
 
 const KEY = 'sk-test-0123456789-SECRET';
 /** Generous for a shared 2-core machine; the local engine's own limit is 100 ms. */
@@ -38,10 +39,6 @@ async function rejection(p: Promise<unknown>, code: string): Promise<UserError> 
     return e;
   }
   assert.fail(`expected an error with code ${code}`);
-}
-
-function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms))]);
 }
 
 function lastCompletion(): ServedRequest {

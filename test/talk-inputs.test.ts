@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { UserError } from '../electron/errors';
 import { checkDistinct, checkOutputFile, prepareLogFolder } from '../electron/cli/talk-paths';
-import { MODELS, ROOT, SPEECH, tempDir } from './helpers';
+import { MODELS, ROOT, SPEECH, tempDir, within } from './helpers';
 import { talkHere } from './talk-here';
 
 const dir = tempDir('lva-talk-inputs-');
@@ -25,9 +25,7 @@ mkdirSync(aFolder);
 /** A usage error: exit 1, one `error:` line matching `message`, no stack, and no model loaded first. */
 async function refused(args: string[], message: RegExp): Promise<void> {
   // A bound on a hang, not a timing: the old --log /proc/nope never returned.
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('talk did not return within 30 s')), 30_000)));
-  const res = await Promise.race([talkHere(['--input', weather, '--models', MODELS, ...args]), hung]).finally(() => clearTimeout(timer));
+  const res = await within(talkHere(['--input', weather, '--models', MODELS, ...args]), 30_000, 'talk');
   const lines = res.stderr.trim().split('\n').filter((l) => !/^npm warn/.test(l));
   assert.equal(lines.length, 1, `one line, got:\n${res.stderr}`);
   assert.match(lines[0]!, /^error: /);
