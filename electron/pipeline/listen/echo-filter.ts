@@ -101,6 +101,12 @@ export class EchoFilter {
   echoFound = false;
   /** The last block had the user talking over the echo (as far as the filter can tell). */
   nearEnd = false;
+  /**
+   * The share of the last block's output that the background filter had already learnt to cancel
+   * (0-1): echo for certain, since the user's voice cannot be learnt from the reference. It is large
+   * where the answer makes a sound the foreground has not taken up yet.
+   */
+  learnt = 0;
   /** Partition whose gradient constraint is applied next (one per block, in turn). */
   private constrainNext = 0;
   /** The foreground's echo estimate for the last block. */
@@ -184,6 +190,7 @@ export class EchoFilter {
     const fgError = this.errorOf(this.time, mic, out);
     const bgError = this.errorOf(this.bgTime, mic, bgOut);
     this.echo.set(this.time.subarray(B));
+    this.learnt = fgError > 1e-9 * B ? Math.max(0, 1 - bgError / fgError) : 0;
     let fgEcho = 0;
     for (let i = 0; i < B; i++) fgEcho += this.echo[i]! * this.echo[i]!;
     // The residual's lowest share of the echo estimate lately: down at once, up slowly (as the suppressor's).

@@ -34,6 +34,13 @@ const CLEAR = 10;
  */
 const FAILING = 0.5;
 const FAILING_BOUND = 0.5;
+/**
+ * The background filter had learnt to cancel at least this share of the block's residual (3 dB):
+ * the block is mostly echo of a sound the answer just began to make, not yet taken up by the
+ * foreground filter, and is held down whole. (The user's voice cannot be learnt from the reference:
+ * over it the background cancels no better than the foreground.)
+ */
+const MOSTLY_LEARNT = 0.5;
 
 /** The gain that leaves a power `p` of which `left` is estimated to be echo. */
 function gainFor(p: number, left: number): number {
@@ -65,10 +72,11 @@ export class EchoSuppressor {
    * One block. `residual[k]`: band k of the linear filter's output; `pe[k]`, `py[k]`: the energies
    * of band k of that output and of the filter's echo estimate over the block; `coarse[k]`: band k's
    * residual power (per sample) as judged from the reference alone; `bound[k]`: the most echo the
-   * reference could bring to band k with nothing cancelled (per sample). Writes the suppressed block,
+   * reference could bring to band k with nothing cancelled (per sample); `learnt`: the share of the
+   * output the background filter had already learnt to cancel (see MOSTLY_LEARNT). Writes the suppressed block,
    * the bands added back up, into `out` from `offset`.
    */
-  process(residual: Float64Array[], pe: Float64Array, py: Float64Array, coarse: Float64Array, bound: Float64Array, out: Float32Array, offset: number): void {
+  process(residual: Float64Array[], pe: Float64Array, py: Float64Array, coarse: Float64Array, bound: Float64Array, learnt: number, out: Float32Array, offset: number): void {
     const n = residual[0]!.length;
     let peAll = 0;
     let pyAll = 0;
@@ -97,7 +105,7 @@ export class EchoSuppressor {
     let boundAll = 0;
     for (let k = 0; k < this.bands; k++) boundAll += bound[k]!;
     const failing = peAll > FAILING * pyAll && peAll <= FAILING_BOUND * boundAll * n && peAll <= CLEAR * leftAll;
-    const whole = failing ? FLOOR : gainFor(peAll, leftAll);
+    const whole = failing || learnt >= MOSTLY_LEARNT ? FLOOR : gainFor(peAll, leftAll);
     for (let i = 0; i < n; i++) out[offset + i] = 0;
     for (let k = 0; k < this.bands; k++) {
       // A band goes its own way only where the user's voice plainly dominates it (a "s" over the
