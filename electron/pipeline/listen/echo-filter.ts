@@ -107,7 +107,7 @@ export class EchoFilter {
    * where the answer makes a sound the foreground has not taken up yet.
    */
   learnt = 0;
-  /** Partition whose gradient constraint is applied next (one per block, in turn). */
+  /** Partition whose gradient constraint is applied next (CONSTRAINED_PER_BLOCK a block, in turn). */
   private constrainNext = 0;
   /** The foreground's echo estimate for the last block. */
   readonly echo: Float64Array;
