@@ -95,11 +95,23 @@ describe('acknowledgements in Chromium', { skip }, () => {
       const page = await openApp(browser, bridge().url);
       await page.getByTestId('mode-hands-free').click();
       await page.locator('[data-testid=mode-hands-free][aria-checked=true]').waitFor({ timeout: 2000 });
-      // "okay" is said 16.2 s in; its decision follows its end of turn.
+      // On a timeout, say which step did not come and what the window showed instead.
+      const shownNow = async () => {
+        const state = await page.getByTestId('assistant-state').getAttribute('data-state');
+        const error = (await page.getByTestId('status-error').allTextContents()).join(' ');
+        const exchanges = (await page.getByTestId('exchange').allTextContents()).join('\n---\n');
+        return `state ${state}; error "${error}"; exchanges:\n${exchanges}`;
+      };
+      // The request is said 2 s in (its answer is what the acknowledgements are said over),
+      await page
+        .getByTestId('user-text')
+        .first()
+        .waitFor({ timeout: 30_000 })
+        .catch(async (e: Error) => assert.fail(`the request was not heard: ${e.message}\n${await shownNow()}`));
+      // and "okay" 16.2 s in; its decision follows its end of turn.
       const acks = page.getByTestId('backchannels');
       const three = page.waitForFunction(() => (document.querySelector('[data-testid=backchannels]')?.textContent ?? '').split('·').length >= 3, null, { timeout: 40_000 });
-      // On a timeout, say what the window showed instead.
-      await three.catch(async (e: Error) => assert.fail(`${e.message}\n${await page.getByTestId('exchange').allTextContents().then((t) => t.join('\n---\n'))}`));
+      await three.catch(async (e: Error) => assert.fail(`${e.message}\n${await shownNow()}`));
       const shown = (await acks.textContent()) ?? '';
       assert.match(shown, /^“[^”]+” · “[^”]+” · “okay”$/, shown);
       assert.equal(await page.getByTestId('exchange').count(), 1, 'one exchange: the request');
