@@ -268,11 +268,14 @@ export class EchoCanceller {
     // trusted there. Judged over all bands: within one, a quiet reference is only the sound changing
     // (a vowel after an "s"), and the user's own "s" must pass there. Nor while the user is being
     // heard: playback paused for their speech, and the rest of their words must come through.
+    const quietBefore = this.quietBlocks;
     this.quietBlocks = px < TAIL_BELOW * this.refLevel.reduce((a, v) => a + v, 0) ? this.quietBlocks + 1 : 0;
     // Speech first heard where the answer had already gone quiet is as likely the tail as the user:
     // let up on it only when the answer speaks again. (Let up at once, the tail that set off the
     // VAD passed whole, its words paused the answer and could become a turn: kitchen, gain 1.)
-    if (hearing && !this.wasHearing) this.heardInQuiet = this.quietBlocks > 0;
+    // Quiet before this block: the answer pausing for the speech itself, in the block it is first
+    // heard, says nothing of what the speech is.
+    if (hearing && !this.wasHearing) this.heardInQuiet = quietBefore > 0;
     this.wasHearing = hearing;
     if (!hearing || this.quietBlocks === 0) this.heardInQuiet = false;
     const tail = (!hearing || this.heardInQuiet) && this.quietBlocks >= TAIL_AFTER_BLOCKS;
