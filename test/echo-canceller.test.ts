@@ -6,6 +6,7 @@ import { toMono16k } from '../electron/audio/resample';
 import { readWavFile } from '../electron/audio/wav';
 import { EchoCanceller } from '../electron/pipeline/listen/echo-canceller';
 import { SPEECH_DIR, loadClip16k } from './engine-fixtures';
+import { MANIFEST } from './helpers';
 
 const RATE = 16000;
 const N = 512;
@@ -93,6 +94,22 @@ describe('echo canceller (the assistant voice removed from the microphone)', () 
     const user = voice(2, 210, 2);
     const { out, mics } = run(ref, user, 0, 0);
     for (let k = 0; k < out.length; k++) assert.ok(db(out[k]!) <= db(mics[k]!) + 0.01, `window ${k} got louder`);
+  });
+
+  it('with no echo at all (headphones), real speech over a playing answer passes untouched', async () => {
+    // Nothing of the answer reaches the microphone, so nothing may be taken out of the user's words:
+    // the filter has no path to learn, and the suppressor no echo to hold down. Speech is heard (as
+    // the pipeline's segmenter would) over the manifest's segments.
+    const answer = await loadClip16k('monologue');
+    const user = await loadClip16k('weather');
+    const heard = (k: number) => MANIFEST['weather']!.speech.some((s) => (k + 1) * N > (s.start - 0.1) * RATE && k * N < (s.end + 0.3) * RATE);
+    const ec = new EchoCanceller({ sampleRate: RATE, maxDelayMs: 250, analysisMs: 512 });
+    for (let k = 0; (k + 1) * N <= user.length; k++) {
+      const mic = user.slice(k * N, (k + 1) * N);
+      const out = ec.process(mic, answer.subarray(k * N, (k + 1) * N), heard(k));
+      if (db(mic) < -60) continue;
+      assert.ok(Math.abs(db(out) - db(mic)) < 1, `window ${k}: ${db(out).toFixed(1)} dB out of ${db(mic).toFixed(1)} dB in`);
+    }
   });
 
   it('does nothing while the speaker is silent', () => {

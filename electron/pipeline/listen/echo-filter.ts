@@ -34,8 +34,16 @@ const BETTER_RATIO = 0.7;
 const NEAR_END_BETTER_RATIO = 0.3;
 /** The background has gone off course above this multiple of the foreground's error energy. */
 const DIVERGED_RATIO = 2;
-/** A block predicted below this share of the microphone's energy shows an echo path. */
+/** A block predicted below this share of the microphone's energy shows an echo path, */
 const ECHO_FOUND_RATIO = 0.5;
+/**
+ * and one that may be the user's voice (speech is being heard) only below this share (-10 dB):
+ * voiced speech repeats itself from block to block, so the background, adapting on it, predicts
+ * part of the next block from the reference by chance. Over headphones, with no echo at all, a
+ * block 1.3 s into the user's speech over an answer came out 3 dB quieter; taken for an echo path,
+ * it had the suppressor hold most of the rest of their words 40 dB down.
+ */
+const HEARD_ECHO_FOUND_RATIO = 0.1;
 /** How fast the residual share may rise per block (about 5 dB a second). */
 const LEAK_RISE = 1.02;
 /** Below this residual share (10 dB cancelled) the filter counts as converged. */
@@ -177,9 +185,10 @@ export class EchoFilter {
 
   /**
    * One block: `mic` and the reference `ref` over the same span (`block` samples each). Writes the
-   * microphone with the echo estimate removed into `out`; `echo` holds the estimate.
+   * microphone with the echo estimate removed into `out`; `echo` holds the estimate. `heard`: speech
+   * is being heard in the microphone (it may be the user's: see HEARD_ECHO_FOUND_RATIO).
    */
-  process(mic: ArrayLike<number>, ref: ArrayLike<number>, out: Float64Array): void {
+  process(mic: ArrayLike<number>, ref: ArrayLike<number>, out: Float64Array, heard = false): void {
     const B = this.block;
     const P = this.partitions;
     // The newest reference spectrum takes the oldest slot.
@@ -219,7 +228,7 @@ export class EchoFilter {
     // Predicted before adapting on it, so only a real echo path can make a block this much quieter.
     let micEnergy = 0;
     for (let i = 0; i < B; i++) micEnergy += mic[i]! * mic[i]!;
-    if (micEnergy > 1e-7 * B && Math.min(fgError, bgError) < ECHO_FOUND_RATIO * micEnergy) this.echoFound = true;
+    if (micEnergy > 1e-7 * B && Math.min(fgError, bgError) < (heard ? HEARD_ECHO_FOUND_RATIO : ECHO_FOUND_RATIO) * micEnergy) this.echoFound = true;
     // Nothing new played in this block: what the microphone holds beyond the modelled tail can only
     // be the user, so nothing is learnt from it (nor copied: see below).
     let refEnergy = 0;
