@@ -68,7 +68,7 @@ const CONSTRAINED_PER_BLOCK = 4;
  * answer hardly fills must not take huge steps. An answer's 4-8 kHz bins (its "s" and "f") hold a
  * median 14-18 dB less power than its mean bin over the filter's span, a tenth of them 28-32 dB
  * less; at 1 % those steps were from two thirds down to a tenth of full, and a fricative the answer
- * began to make leaked for 30-60 ms and set off the VAD (small room, gain 1, 0.8-3 s into answers).
+ * began to make leaked for 60-80 ms and set off the VAD (small room, gain 1, 0.8-3 s into answers).
  */
 const STEP_FLOOR = 0.001;
 
@@ -225,7 +225,7 @@ export class EchoFilter {
       this.nearEnd = false;
       this.nearEndBlocks = 0;
     }
-    // Predicted before adapting on it, so only a real echo path can make a block this much quieter.
+    // Predicted before adapting on it: a block this much quieter shows an echo path (see the two ratios).
     let micEnergy = 0;
     for (let i = 0; i < B; i++) micEnergy += mic[i]! * mic[i]!;
     if (micEnergy > 1e-7 * B && Math.min(fgError, bgError) < (heard ? HEARD_ECHO_FOUND_RATIO : ECHO_FOUND_RATIO) * micEnergy) this.echoFound = true;
