@@ -196,7 +196,10 @@ export class EchoCanceller {
     for (let b = 0; b < n; b += BLOCK) {
       const refBlock = this.ref.subarray(len - n + b - this.offset, len - n + b - this.offset + BLOCK);
       const micBlock = mic.subarray(b, b + BLOCK);
-      this.filter.process(micBlock, refBlock, this.residual, hearing);
+      // The most echo the answer could bring, as judged for the block before (0 until an echo is found).
+      let bound = 0;
+      for (let k = 0; k < this.bound.length; k++) bound += this.bound[k]!;
+      this.filter.process(micBlock, refBlock, this.residual, hearing, bound * BLOCK);
       // Where the answer has gone quiet, a filter output louder than its input means the filter is
       // wrong for this block (it predicts echo that is not there: the room's tail, which it models
       // worst). The suppressor then works on the input itself; scaled down to the input's level

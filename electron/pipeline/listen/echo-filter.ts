@@ -186,9 +186,10 @@ export class EchoFilter {
   /**
    * One block: `mic` and the reference `ref` over the same span (`block` samples each). Writes the
    * microphone with the echo estimate removed into `out`; `echo` holds the estimate. `heard`: speech
-   * is being heard in the microphone (it may be the user's: see HEARD_ECHO_FOUND_RATIO).
+   * is being heard in the microphone (it may be the user's: see HEARD_ECHO_FOUND_RATIO). `echoBound`:
+   * the most echo energy the answer could bring to the block, nothing cancelled (0: not known).
    */
-  process(mic: ArrayLike<number>, ref: ArrayLike<number>, out: Float64Array, heard = false): void {
+  process(mic: ArrayLike<number>, ref: ArrayLike<number>, out: Float64Array, heard = false, echoBound = 0): void {
     const B = this.block;
     const P = this.partitions;
     // The newest reference spectrum takes the oldest slot.
@@ -216,8 +217,13 @@ export class EchoFilter {
       this.ratio += RATIO_SMOOTHING * (Math.min(1, fgError / fgEcho) - this.ratio);
       this.leak = Math.max(1e-4, Math.min(this.leak * LEAK_RISE, this.ratio));
     }
-    // Once the filter cancels well, far more error than it leaves is the user talking over the answer.
-    this.nearEnd = this.leak < CONVERGED_LEAK && fgError > NEAR_END_RATIO * this.leak * fgEcho + 1e-9 * B;
+    let micEnergy = 0;
+    for (let i = 0; i < B; i++) micEnergy += mic[i]! * mic[i]!;
+    // Once the filter cancels well, far more error than it leaves is the user talking over the answer,
+    // if the microphone holds more than the answer's echo could bring: quieter than that, it is as
+    // likely a sound the answer just began to make, which the background must learn at full step.
+    // (Slowed on such a sound, a fricative leaked for 60-80 ms and set off the VAD: small room, gain 1.)
+    this.nearEnd = this.leak < CONVERGED_LEAK && fgError > NEAR_END_RATIO * this.leak * fgEcho + 1e-9 * B && !(micEnergy <= echoBound);
     // Long "double talk" is more likely a changed path than a user talking that long: start learning again.
     this.nearEndBlocks = this.nearEnd ? this.nearEndBlocks + 1 : 0;
     if (this.nearEndBlocks > MAX_NEAR_END_BLOCKS) {
@@ -226,8 +232,6 @@ export class EchoFilter {
       this.nearEndBlocks = 0;
     }
     // Predicted before adapting on it: a block this much quieter shows an echo path (see the two ratios).
-    let micEnergy = 0;
-    for (let i = 0; i < B; i++) micEnergy += mic[i]! * mic[i]!;
     if (micEnergy > 1e-7 * B && Math.min(fgError, bgError) < (heard ? HEARD_ECHO_FOUND_RATIO : ECHO_FOUND_RATIO) * micEnergy) this.echoFound = true;
     // Nothing new played in this block: what the microphone holds beyond the modelled tail can only
     // be the user, so nothing is learnt from it (nor copied: see below).
