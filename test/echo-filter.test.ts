@@ -9,7 +9,7 @@ import { EchoFilter } from '../electron/pipeline/listen/echo-filter';
 
 const B = 256;
 
-/** Deterministic noise-like "speech" (a sum of detuned partials with a wandering envelope). */
+/** Deterministic noise with a slowly wandering envelope (a stand-in for the answer and the user). */
 function signal(n: number, seed: number): Float64Array {
   const x = new Float64Array(n);
   let s = seed;

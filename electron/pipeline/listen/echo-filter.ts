@@ -223,7 +223,7 @@ export class EchoFilter {
     // if the microphone holds more than the answer's echo could bring: quieter than that, it is as
     // likely a sound the answer just began to make, which the background must learn at full step.
     // (Slowed on such a sound, a fricative leaked for 60-80 ms and set off the VAD: small room, gain 1.)
-    this.nearEnd = this.leak < CONVERGED_LEAK && fgError > NEAR_END_RATIO * this.leak * fgEcho + 1e-9 * B && !(micEnergy <= echoBound);
+    this.nearEnd = this.leak < CONVERGED_LEAK && fgError > NEAR_END_RATIO * this.leak * fgEcho + 1e-9 * B && micEnergy > echoBound;
     // Long "double talk" is more likely a changed path than a user talking that long: start learning again.
     this.nearEndBlocks = this.nearEnd ? this.nearEndBlocks + 1 : 0;
     if (this.nearEndBlocks > MAX_NEAR_END_BLOCKS) {

@@ -37,8 +37,8 @@ const FAILING_BOUND = 0.5;
 /**
  * The background filter had learnt to cancel at least this share of the block's residual (3 dB):
  * the block is mostly echo of a sound the answer just began to make, not yet taken up by the
- * foreground filter: the whole block's gain goes to the floor. (The user's voice cannot be learnt from the reference:
- * over it the background cancels no better than the foreground.)
+ * foreground filter: the whole block's gain goes to the floor. (The user's voice cannot be learnt
+ * from the reference: over it the background cancels no better than the foreground.)
  */
 const MOSTLY_LEARNT = 0.5;
 
