@@ -257,9 +257,20 @@ describe('isShortCommand: one short interrupting word', () => {
     ['stor stop', 'stop'],
     ['pase', 'pause'],
     ['cancl', 'cancel'],
-    // Two letters off, or too short to tell.
+    // One letter off as it sounds: a silent "r" after a vowel, a doubled letter.
+    ['starp', 'stop'],
+    ['starpp', 'stop'],
+    ['stopp', 'stop'],
+    // A lone letter is the recognizer's fragment of the echo's remains, not a word.
+    ['stop f', 'stop'],
+    ['f', null],
+    // Two letters off even as they sound, or too short to tell.
     ['tarp', null],
-    ['starpp', null],
+    ['start', null],
+    ['star', null],
+    ['sharp', null],
+    ['strap', null],
+    ['paws', null],
     ['to', null],
     ['ap', null],
     ['storp it', null],

@@ -83,18 +83,31 @@ export function matchCommand(text: string, lang: CommandLanguage = 'en'): Comman
  */
 export function isShortCommand(text: string, lang: CommandLanguage = 'en'): ShortCommand | null {
   const g = getGrammar(lang);
-  const tokens = normalizeCommand(text, lang);
+  // A lone letter is not a word but a fragment the recognizer made of noise (the echo's remains).
+  const tokens = normalizeCommand(text, lang).filter((t) => t.length > 1);
   if (tokens.length === 0 || tokens.length > 3) return null;
   const kinds = new Set(tokens.map((t) => shortCommandOf(t, g)));
   const [kind] = kinds;
   return kinds.size === 1 && kind ? kind : null;
 }
 
-/** The short command a heard word is, exactly or one letter off; null for none. */
+/** The short command a heard word is, exactly or one letter off (as written, or as it sounds); null for none. */
 function shortCommandOf(token: string, g: Grammar): ShortCommand | null {
   const exact = g.shortCommands.get(token);
   if (exact) return exact;
   if (token.length < 3) return null;
-  for (const [word, kind] of g.shortCommands) if (word.length >= 4 && editDistance(token, word) <= 1) return kind;
+  const sound = soundSpelling(token);
+  for (const [word, kind] of g.shortCommands) {
+    if (word.length >= 4 && (editDistance(token, word) <= 1 || editDistance(sound, soundSpelling(word)) <= 1)) return kind;
+  }
   return null;
+}
+
+/**
+ * A word spelt as it sounds in a non-rhotic accent: an "r" after a vowel and not before one is
+ * silent ("starp" sounds as "stap"), and a doubled letter is one ("stopp"). A recognizer spells a
+ * vowel that the echo over it made longer or darker this way, a letter or two from the command.
+ */
+function soundSpelling(word: string): string {
+  return word.replace(/([aeiou])r+(?![aeiouy])/g, '$1').replace(/(.)\1+/g, '$1');
 }
