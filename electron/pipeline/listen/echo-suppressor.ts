@@ -42,6 +42,16 @@ const FAILING_BOUND = 0.5;
  */
 const MOSTLY_LEARNT = 0.5;
 
+/**
+ * Bands from this one up (above 2 kHz, with the canceller's BAND_EDGES), once the filter has
+ * settled, need not be above all the echo the answer could bring to go their own way: there the
+ * user's consonants ("s", "t" of "stop") are often quieter than that bound, and a short command is
+ * not heard without them; an answer's sound a settled filter has not learnt yet leaks there for a
+ * few blocks at most, with no voicing to set off the VAD. (Unsettled, in an answer's first second
+ * and a half, it leaks for longer.)
+ */
+const FRICATIVE_BANDS = 3;
+
 /** The gain that leaves a power `p` of which `left` is estimated to be echo. */
 function gainFor(p: number, left: number): number {
   return p > 0 ? Math.max(FLOOR, Math.min(1, 1 - left / p)) : 1;
@@ -73,10 +83,11 @@ export class EchoSuppressor {
    * of band k of that output and of the filter's echo estimate over the block; `coarse[k]`: band k's
    * residual power (per sample) as judged from the reference alone; `bound[k]`: the most echo the
    * reference could bring to band k with nothing cancelled (per sample); `learnt`: the share of the
-   * output the background filter had already learnt to cancel (see MOSTLY_LEARNT). Writes the suppressed block,
-   * the bands added back up, into `out` from `offset`.
+   * output the background filter had already learnt to cancel (see MOSTLY_LEARNT); `settled`: the
+   * filter has converged and heard enough of the answer (see FRICATIVE_BANDS). Writes the suppressed
+   * block, the bands added back up, into `out` from `offset`.
    */
-  process(residual: Float64Array[], pe: Float64Array, py: Float64Array, coarse: Float64Array, bound: Float64Array, learnt: number, out: Float32Array, offset: number): void {
+  process(residual: Float64Array[], pe: Float64Array, py: Float64Array, coarse: Float64Array, bound: Float64Array, learnt: number, settled: boolean, out: Float32Array, offset: number): void {
     const n = residual[0]!.length;
     let peAll = 0;
     let pyAll = 0;
@@ -111,8 +122,9 @@ export class EchoSuppressor {
       // A band goes its own way only where the user's voice plainly dominates it (a "s" over the
       // answer's vowels): elsewhere the bands' overlap would let through echo the whole block's gain
       // holds down. Plainly: above its residual estimate, and above all the echo the answer could
-      // bring there (the filter may not have learnt a sound the answer just began to make).
-      const own = pe[k]! > CLEAR * left[k]! && pe[k]! > bound[k]! * n ? gainFor(pe[k]!, left[k]!) : 0;
+      // bring there (the filter may not have learnt a sound the answer just began to make), but
+      // see FRICATIVE_BANDS.
+      const own = pe[k]! > CLEAR * left[k]! && ((settled && k >= FRICATIVE_BANDS) || pe[k]! > bound[k]! * n) ? gainFor(pe[k]!, left[k]!) : 0;
       const target = Math.max(whole, own);
       // Down at once (echo must not slip through while the gain falls), up across the block.
       const from = Math.min(this.gain[k]!, target);
