@@ -6,7 +6,7 @@ const BANDS = 5;
 const N = 256;
 
 /** One block through a fresh suppressor: every band holds the same tone, the filter cancelling nothing of it. */
-function block(learnt: number): number {
+function block(learnt: number, settled = true): number {
   const s = new EchoSuppressor(BANDS);
   const residual = Array.from({ length: BANDS }, (_, k) => Float64Array.from({ length: N }, (_, i) => 0.05 * Math.sin(0.1 * (k + 1) * i)));
   const pe = Float64Array.from(residual, (x) => x.reduce((a, v) => a + v * v, 0));
@@ -16,7 +16,7 @@ function block(learnt: number): number {
   const coarse = new Float64Array(BANDS);
   const bound = Float64Array.from(pe, (e) => (0.2 * e) / N);
   const out = new Float32Array(N);
-  s.process(residual, pe, py, coarse, bound, learnt, false, out, 0);
+  s.process(residual, pe, py, coarse, bound, learnt, settled, out, 0);
   return out.reduce((a, v) => a + v * v, 0) / pe.reduce((a, v) => a + v, 0);
 }
 
@@ -28,6 +28,12 @@ describe('echo suppressor', () => {
   it('passes the same block when the background filter cancels no better (the user talking)', () => {
     assert.ok(block(0) > 0.3, `passed ${block(0)} of the block's power`);
     assert.ok(block(0.3) > 0.3, `passed ${block(0.3)} of the block's power`);
+  });
+
+  it('holds down a block the background had learnt a third of before the filter settled (an answer sound it has not met)', () => {
+    assert.ok(block(0.35, false) < 1e-3, `passed ${block(0.35, false)} of the block's power`);
+    assert.ok(block(0.35, true) > 0.3, `passed ${block(0.35, true)} of the block's power once settled`);
+    assert.ok(block(0.1, false) > 0.3, `passed ${block(0.1, false)} of the block's power (the user)`);
   });
 });
 

@@ -41,6 +41,13 @@ const FAILING_BOUND = 0.5;
  * from the reference: over it the background cancels no better than the foreground.)
  */
 const MOSTLY_LEARNT = 0.5;
+/**
+ * The same before the filter has settled (an answer's first second and a half): its average then
+ * overstates what it cancels of a sound it has not met yet, and a block the background had learnt
+ * a third of was a fricative of the answer's passing 20 dB down (small room, gain 1, 0.7 s in),
+ * enough for the VAD. A user talking that early is held down more, as elsewhere in those moments.
+ */
+const MOSTLY_LEARNT_UNSETTLED = 0.3;
 
 /**
  * Bands from this one up (above 2 kHz, with the canceller's BAND_EDGES), once the filter has
@@ -84,7 +91,7 @@ export class EchoSuppressor {
    * residual power (per sample) as judged from the reference alone; `bound[k]`: the most echo the
    * reference could bring to band k with nothing cancelled (per sample); `learnt`: the share of the
    * output the background filter had already learnt to cancel (see MOSTLY_LEARNT); `settled`: the
-   * filter has converged and heard enough of the answer (see FRICATIVE_BANDS). Writes the suppressed
+   * filter has converged and heard enough of the answer (see FRICATIVE_BANDS, MOSTLY_LEARNT_UNSETTLED). Writes the suppressed
    * block, the bands added back up, into `out` from `offset`.
    */
   process(residual: Float64Array[], pe: Float64Array, py: Float64Array, coarse: Float64Array, bound: Float64Array, learnt: number, settled: boolean, out: Float32Array, offset: number): void {
@@ -116,7 +123,7 @@ export class EchoSuppressor {
     let boundAll = 0;
     for (let k = 0; k < this.bands; k++) boundAll += bound[k]!;
     const failing = peAll > FAILING * pyAll && peAll <= FAILING_BOUND * boundAll * n && peAll <= CLEAR * leftAll;
-    const whole = failing || learnt >= MOSTLY_LEARNT ? FLOOR : gainFor(peAll, leftAll);
+    const whole = failing || learnt >= (settled ? MOSTLY_LEARNT : MOSTLY_LEARNT_UNSETTLED) ? FLOOR : gainFor(peAll, leftAll);
     for (let i = 0; i < n; i++) out[offset + i] = 0;
     for (let k = 0; k < this.bands; k++) {
       // A band goes its own way only where the user's voice plainly dominates it (a "s" over the
