@@ -1,7 +1,7 @@
 import { BandSplit } from '../../audio/band-split';
 import { DelaySearch } from './echo-delay-search';
 import { EchoFilter } from './echo-filter';
-import { EchoSuppressor } from './echo-suppressor';
+import { EchoSuppressor, type FilterStage } from './echo-suppressor';
 
 /**
  * Removes the assistant's own voice from the microphone signal. The pipeline knows exactly what the
@@ -213,8 +213,8 @@ export class EchoCanceller {
       const micBands = this.heardBlocks < EARLY_BLOCKS ? this.micBands.take(micBlock) : null;
       this.coarseResidual(micBands, this.refBands.take(refBlock), echo, hearing);
       // (What the background learnt is a share of the filter's output, which a wrong filter does not pass on.)
-      const settled = this.heardBlocks >= EARLY_BLOCKS && this.filter.residualShare < CONVERGED_SHARE;
-      this.suppressor.process(res.x, res.energy, echo.energy, this.coarse, this.bound, filterWrong ? 0 : this.filter.learnt, settled, out, b);
+      const stage: FilterStage = !this.filter.echoFound && !this.placed ? 'no-echo' : this.heardBlocks >= EARLY_BLOCKS && this.filter.residualShare < CONVERGED_SHARE ? 'settled' : 'settling';
+      this.suppressor.process(res.x, res.energy, echo.energy, this.coarse, this.bound, filterWrong ? 0 : this.filter.learnt, stage, out, b);
       // Removing echo can only make the input quieter: louder means the filter is wrong for this
       // block (a pause in the answer, a path that went away). It is brought down to the input's level.
       const eOut = energy(out, b, BLOCK);

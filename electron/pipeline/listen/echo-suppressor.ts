@@ -46,6 +46,8 @@ const MOSTLY_LEARNT = 0.5;
  * overstates what it cancels of a sound it has not met yet, and a block the background had learnt
  * a third of was a fricative of the answer's passing 20 dB down (small room, gain 1, 0.7 s in),
  * enough for the VAD. A user talking that early is held down more, as elsewhere in those moments.
+ * Not while no echo path has been found (headphones): there is no echo to hold down, and the
+ * background can fit the user's voice by chance (see the echo filter's HEARD_ECHO_FOUND_RATIO).
  */
 const MOSTLY_LEARNT_UNSETTLED = 0.3;
 
@@ -63,6 +65,9 @@ const FRICATIVE_BANDS = 3;
 function gainFor(p: number, left: number): number {
   return p > 0 ? Math.max(FLOOR, Math.min(1, 1 - left / p)) : 1;
 }
+
+/** How far the linear filter has come: see EchoSuppressor.process. */
+export type FilterStage = 'no-echo' | 'settling' | 'settled';
 
 export class EchoSuppressor {
   /** The share of the echo estimate's power the linear filter leaves behind, */
@@ -90,11 +95,13 @@ export class EchoSuppressor {
    * of band k of that output and of the filter's echo estimate over the block; `coarse[k]`: band k's
    * residual power (per sample) as judged from the reference alone; `bound[k]`: the most echo the
    * reference could bring to band k with nothing cancelled (per sample); `learnt`: the share of the
-   * output the background filter had already learnt to cancel (see MOSTLY_LEARNT); `settled`: the
-   * filter has converged and heard enough of the answer (see FRICATIVE_BANDS, MOSTLY_LEARNT_UNSETTLED). Writes the suppressed
-   * block, the bands added back up, into `out` from `offset`.
+   * output the background filter had already learnt to cancel (see MOSTLY_LEARNT); `filter`: how far
+   * the filter has come, 'settled' when it has converged and heard enough of the answer, 'settling'
+   * before that, 'no-echo' while no echo path has been found at all (headphones; see
+   * FRICATIVE_BANDS, MOSTLY_LEARNT_UNSETTLED). Writes the suppressed block, the bands added back up,
+   * into `out` from `offset`.
    */
-  process(residual: Float64Array[], pe: Float64Array, py: Float64Array, coarse: Float64Array, bound: Float64Array, learnt: number, settled: boolean, out: Float32Array, offset: number): void {
+  process(residual: Float64Array[], pe: Float64Array, py: Float64Array, coarse: Float64Array, bound: Float64Array, learnt: number, filter: FilterStage, out: Float32Array, offset: number): void {
     const n = residual[0]!.length;
     let peAll = 0;
     let pyAll = 0;
@@ -123,7 +130,8 @@ export class EchoSuppressor {
     let boundAll = 0;
     for (let k = 0; k < this.bands; k++) boundAll += bound[k]!;
     const failing = peAll > FAILING * pyAll && peAll <= FAILING_BOUND * boundAll * n && peAll <= CLEAR * leftAll;
-    const whole = failing || learnt >= (settled ? MOSTLY_LEARNT : MOSTLY_LEARNT_UNSETTLED) ? FLOOR : gainFor(peAll, leftAll);
+    const settled = filter === 'settled';
+    const whole = failing || learnt >= (filter === 'settling' ? MOSTLY_LEARNT_UNSETTLED : MOSTLY_LEARNT) ? FLOOR : gainFor(peAll, leftAll);
     for (let i = 0; i < n; i++) out[offset + i] = 0;
     for (let k = 0; k < this.bands; k++) {
       // A band goes its own way only where the user's voice plainly dominates it (a "s" over the
