@@ -20,7 +20,7 @@ import { isUserError, UserError } from '../errors';
 import { parseCli, runCli } from './args';
 import { listedModels, listLines, verifyInstalled } from './models-list';
 
-const USAGE = 'npm run models -- list [--all] [--json] | fetch [ID...] | verify [--load] [ID...] | recommend [--json] | lock [ID...] [--write]   [--dir DIR] [--catalog FILE]';
+const USAGE = 'npm run models -- list [--all] [--json] | fetch [ID...] | verify [--load] [ID...] | recommend [--json] | lock [ID...] [--write] | standins [--small] [--seed N] [ID...]   [--dir DIR] [--catalog FILE]';
 
 const TURN_DEFAULT = DEFAULT_CATALOG.find((e) => e.kind === 'turn');
 const TURN_SIZE = TURN_DEFAULT ? downloadSizeText(TURN_DEFAULT) : 'small';
@@ -41,6 +41,11 @@ Usage: ${USAGE}
   lock [ID...] [--write]   maintainers: download each model (default: all) to a temporary folder, measure
                            size and sha256, print every difference from the catalog (exit 1 if any);
                            --write puts the measured values into the --catalog FILE
+  standins [ID...]         developers: write real-size stand-ins of the default models into --dir (required): the
+                           real architecture, size, quantization and metadata with random weights, for benchmarks
+                           (gigabytes; kept when already there), and DIR/standins-catalog.json to load them with
+                           (\`verify --load --dir DIR --catalog DIR/standins-catalog.json\`); --small: the same code,
+                           shrunk (megabytes, what the tests write); --seed N (default 1)
 
   --dir DIR                the models folder (default: ${defaultUserModelsDir()})
   --catalog FILE           a catalog JSON in the same schema
@@ -107,7 +112,16 @@ async function loadCheck(entries: readonly ModelEntry[], dir: string): Promise<v
 runCli(async () => {
   const { values, positionals } = parseCli(
     process.argv.slice(2),
-    { all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, load: { type: 'boolean', default: false }, write: { type: 'boolean', default: false }, dir: { type: 'string' }, catalog: { type: 'string' } },
+    {
+      all: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      load: { type: 'boolean', default: false },
+      write: { type: 'boolean', default: false },
+      dir: { type: 'string' },
+      catalog: { type: 'string' },
+      small: { type: 'boolean', default: false },
+      seed: { type: 'string' },
+    },
     USAGE,
     HELP,
   );
@@ -166,6 +180,18 @@ runCli(async () => {
       process.once('SIGINT', () => controller.abort());
       const run = { catalog, entries: ids.length ? ids.map(find) : undefined, catalogFile: values.catalog, write: values.write, log: (l: string) => console.log(l) };
       await lockCatalog(run, { signal: controller.signal, onProgress: progressPrinter() });
+      return;
+    }
+    case 'standins': {
+      if (!values.dir) throw new UserError(`standins needs --dir DIR: a folder for gigabytes of generated models, never your models folder. Usage: ${USAGE}`, 'usage');
+      const seed = Number(values.seed ?? '1');
+      if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed must be a whole number, got "${values.seed}"`, 'usage');
+      const { STANDIN_GENERATORS, standinLine, writeStandins } = await import('../../native-models/standins/index');
+      const known = STANDIN_GENERATORS.map((g) => g.id);
+      const unknown = ids.filter((id) => !known.includes(id));
+      if (unknown.length) throw new UserError(`No stand-in for ${unknown.join(', ')}. Stand-ins: ${known.join(', ')}.`, 'model-unknown');
+      const { records } = await writeStandins(dir, { ids: ids.length ? ids : undefined, scale: values.small ? 'small' : 'full', seed, log: (l) => console.log(l) });
+      for (const r of records) console.log(standinLine(r, DEFAULT_CATALOG.find((e) => e.id === r.id)));
       return;
     }
     default:
