@@ -100,6 +100,7 @@ function llm(inner: LanguageModel, a: EngineAccount): LanguageModel {
       }
     },
     countTokens: (text) => inner.countTokens(text),
+    ...(inner.tokenUsage ? { tokenUsage: () => inner.tokenUsage!() } : {}),
     dispose: () => inner.dispose(),
   };
 }

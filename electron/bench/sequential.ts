@@ -29,10 +29,9 @@ export interface SequentialTurn {
 }
 
 /** Every turn the cascade answered in this clip, one at a time, in order (one LLM, as in any cascade). */
-export async function sequentialClip(engines: SequentialEngines, samples: Float32Array, base: Settings): Promise<SequentialTurn[]> {
+export async function sequentialClip(engines: SequentialEngines, samples: Float32Array, base: Settings, clock = new FastForwardClock()): Promise<SequentialTurn[]> {
   const settings = mergeSettings(base, { endpointing: { turnModel: false, silenceMs: SEQUENTIAL_SILENCE_MS } });
   const { llm, tts } = engines;
-  const clock = new FastForwardClock();
   const answered: SequentialTurn[] = [];
   let queue: Promise<void> = Promise.resolve();
   let pending = 0;

@@ -31,6 +31,8 @@ import { FastForwardClock } from '../pipeline/clock';
 import { TimelineOutput } from '../pipeline/speak/output';
 import type { TurnReport } from '../pipeline/report';
 import { runInput } from '../pipeline/run/run-input';
+import { defaultStandinsDir, prepareRealSize, realSizeClipEngines, realSizeModel, realSizeReport, realSizeTable, type RealSizeReport } from '../bench/real-size';
+import type { SpokenSegment } from '../bench/scripted-words';
 import { distribution, type Distribution } from '../stats';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { loadSettingsFile } from '../settings/file';
@@ -40,7 +42,7 @@ import { builtInToolbox } from '../tools/built-in';
 import { loggingOpener } from '../tools/open';
 import type { Toolbox } from '../tools/toolbox';
 
-const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json] [--tools]';
+const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json] [--tools] [--real-size [--tier cpu|gpu] [--standins DIR]]';
 const TURNS_USAGE = 'npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]';
 const ROOMS_USAGE = 'npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick]';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -59,11 +61,24 @@ export interface BenchResult {
   echoCancellerMs: { n: number; median: number | null; p95: number | null };
   /** With --tools: the tools offered, and how many calls the turns made (null: none offered). */
   tools: { offered: string[]; calls: number } | null;
+  /** With --real-size: the stand-ins, threads, prompt tokens, the first turn apart and the sequential cascade. */
+  realSize?: RealSizeReport;
 }
 
 interface Clip {
   name: string;
   samples: Float32Array;
+  /** The manifest's spoken segments (ms), for --real-size's words. */
+  speech: SpokenSegment[];
+}
+
+/** A manifest's `speech` list in ms; entries without text or times are left out. */
+function segmentsOf(entry: unknown): SpokenSegment[] {
+  const speech = (entry as { speech?: unknown })?.speech;
+  if (!Array.isArray(speech)) return [];
+  return speech.flatMap((s: { text?: unknown; start?: unknown; end?: unknown }) =>
+    typeof s?.text === 'string' && typeof s.start === 'number' && typeof s.end === 'number' ? [{ text: s.text, startMs: s.start * 1000, endMs: s.end * 1000 }] : [],
+  );
 }
 
 async function readCorpus(dir: string): Promise<Clip[]> {
@@ -81,7 +96,7 @@ async function readCorpus(dir: string): Promise<Clip[]> {
   for (const [name, entry] of Object.entries(manifest as Record<string, unknown>)) {
     const file = (entry as { file?: unknown })?.file;
     if (typeof file !== 'string') throw new UserError(`${manifestFile}: clip "${name}" has no "file".`, 'corpus-invalid');
-    clips.push({ name, samples: toMono16k(await readWavFile(path.resolve(dir, file))) });
+    clips.push({ name, samples: toMono16k(await readWavFile(path.resolve(dir, file))), speech: segmentsOf(entry) });
   }
   if (clips.length === 0) throw new UserError(`${manifestFile} lists no clips.`, 'corpus-invalid');
   return clips;
@@ -91,12 +106,16 @@ async function readCorpus(dir: string): Promise<Clip[]> {
  * One run: each clip through the app's pipeline on a fresh clock and timeline (the engines stay
  * loaded, the conversation is reset), fed until its answers have finished playing.
  */
-async function runOnce(engines: Parameters<typeof instrument>[0], clips: Clip[], settings: Settings, account: EngineAccount, echoCosts: number[], tools: Toolbox | null): Promise<TurnReport[][]> {
+type Engines = Parameters<typeof instrument>[0];
+/** How a run sees a clip's engines: as loaded, or (--real-size) hearing the clip's manifest words on its clock. */
+type ClipEngines = (engines: Engines, clip: Clip, clock: FastForwardClock) => Engines;
+
+async function runOnce(engines: Engines, clips: Clip[], settings: Settings, account: EngineAccount, echoCosts: number[], tools: Toolbox | null, forClip: ClipEngines): Promise<TurnReport[][]> {
   const perClip: TurnReport[][] = [];
   for (const clip of clips) {
     const clock = new FastForwardClock();
     const output = new TimelineOutput();
-    const pipeline = new VoicePipeline({ ...instrument(engines, account), tools }, output, clock, () => settings);
+    const pipeline = new VoicePipeline({ ...instrument(forClip(engines, clip, clock), account), tools }, output, clock, () => settings);
     pipeline.events.on((e) => {
       if (e.type === 'audio') account.llm.audioMs += e.endMs - e.startMs;
     });
@@ -149,6 +168,9 @@ runCli(async () => {
       gains: { type: 'string' },
       clips: { type: 'string' },
       tools: { type: 'boolean' },
+      'real-size': { type: 'boolean' },
+      tier: { type: 'string' },
+      standins: { type: 'string' },
     },
     USAGE,
     `Runs the app's pipeline over a speech corpus and prints per-stage latency (median, p95, p99, max),
@@ -177,6 +199,12 @@ Usage: ${USAGE}
   --rooms DIR        the room benchmark over every impulse response (*.wav) in DIR, e.g. ../shared/rooms
   --gains G,...      with --rooms: the echo gains (default ${ROOM_GAINS.join(',')}; each 0-4)
   --clips NAME,...   with --rooms: only these clips of the corpus
+  --real-size        on real-size stand-ins of the default models (real architecture and size, random weights;
+                     written once into --standins, gigabytes): engines compute for real, words are scripted
+                     (the clips' manifest text, fixed answers cut to the tokens generated); adds real-time
+                     factors, threads, prompt tokens per turn, the first turn apart and the sequential cascade
+  --tier cpu|gpu     with --real-size: which tier's defaults (default cpu: Qwen2.5 1.5B; gpu: Qwen3 4B)
+  --standins DIR     with --real-size: where the stand-ins are kept (default ${defaultStandinsDir()})
   -h, --help         this help`,
   );
   if (values.rooms !== undefined) {
@@ -186,22 +214,39 @@ Usage: ${USAGE}
   if (values.turns && values.runs !== undefined) throw new UserError(`--runs does not go with --turns (each policy runs once over the corpus). Usage: ${TURNS_USAGE}`, 'usage');
   const base = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Short answers keep a run about latency, not about how long the model can talk.
-  const settings = values.settings ? base : mergeSettings(base, { llm: { maxTokens: 64 } });
+  let settings = values.settings ? base : mergeSettings(base, { llm: { maxTokens: 64 } });
   if (values.turns) return benchTurns(settings, values);
   if (values.rooms !== undefined) return benchRooms(settings, { ...values, rooms: values.rooms });
   const runs = Number(values.runs ?? '3');
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
+  if (!values['real-size'] && (values.tier !== undefined || values.standins !== undefined)) throw new UserError(`--tier and --standins go with --real-size. Usage: ${USAGE}`, 'usage');
+  const tier = values.tier ?? 'cpu';
+  if (tier !== 'cpu' && tier !== 'gpu') throw new UserError(`--tier must be cpu or gpu, got "${tier}"`, 'usage');
   const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
   const tools = values.tools ? benchToolbox(settings) : null;
-  const engines = await loadEngines(settings, values.models, tools?.specs ?? []);
+  const realSize = values['real-size'] ? await prepareRealSize(tier, path.resolve(values.standins ?? defaultStandinsDir()), settings, (l) => process.stderr.write(`${l}\n`)) : null;
+  if (realSize) settings = realSize.settings;
+  const loaded = await loadEngines(settings, realSize?.root ?? values.models, tools?.specs ?? [], realSize?.catalog);
+  const promptTokens: number[] = [];
+  const engines = realSize ? { ...loaded, llm: realSizeModel(loaded.llm, settings.llm.maxTokens, promptTokens) } : loaded;
+  const forClip: ClipEngines = realSize ? (e, clip, clock) => realSizeClipEngines(e, clip.speech, clock) : (e) => e;
   const account = newAccount();
   const reports: TurnReport[] = [];
   const echoCosts: number[] = [];
+  const sequential: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
-      const perClip = await runOnce(engines, clips, settings, account, echoCosts, tools);
+      const perClip = await runOnce(engines, clips, settings, account, echoCosts, tools, forClip);
       for (const r of perClip) reports.push(...r);
       process.stderr.write(`run ${i + 1}/${runs}: ${perClip.flat().length} turns\n`);
+    }
+    if (realSize && engines.turn) {
+      const { sequentialClip } = await import('../bench/sequential');
+      for (const clip of clips) {
+        const clock = new FastForwardClock();
+        const turns = await sequentialClip({ ...forClip(engines, clip, clock), turn: engines.turn }, clip.samples, settings, clock);
+        sequential.push(...turns.map((t) => t.v2vMs));
+      }
     }
     const { microFigures, microTable } = await import('../bench/micro');
     console.log(microTable(await microFigures(engines.turn)));
@@ -227,8 +272,10 @@ Usage: ${USAGE}
     runs,
     echoCancellerMs: costSummary(echoCosts),
     tools: tools ? { offered: tools.specs.map((t) => t.name), calls: reports.reduce((n, r) => n + (r.tools?.length ?? 0), 0) } : null,
+    ...(realSize ? { realSize: realSizeReport(realSize, reports.map((r) => turnFigures(r).voiceToVoiceMs), promptTokens, sequential) } : {}),
   };
   console.log(table(result, clips.length, reports.length));
+  if (result.realSize) console.log(`\n${realSizeTable(result.realSize)}`);
   if (result.tools) console.log(`tools offered: ${result.tools.offered.join(', ')} (${result.tools.calls} call${result.tools.calls === 1 ? '' : 's'} made)`);
   if (values.json) {
     await writeFile(values.json, `${JSON.stringify(result, null, 2)}\n`);

@@ -82,5 +82,7 @@ export interface LanguageModel {
   generate(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult>;
   /** How many tokens `text` takes in this model (keeping the history within the context). */
   countTokens(text: string): number;
+  /** Tokens evaluated (prompt) and generated so far, where the engine counts them (the local model). */
+  tokenUsage?(): { input: number; output: number };
   dispose(): Promise<void>;
 }

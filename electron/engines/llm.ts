@@ -28,7 +28,7 @@ export interface LlmOptions {
  * llama.cpp's own default takes every core, which starves the audio path (VAD, STT, TTS) and, on
  * small machines, made generation many times slower here. Leave one core free.
  */
-function autoThreads(): number {
+export function autoThreads(): number {
   return Math.max(1, Math.min(8, os.availableParallelism() - 1));
 }
 
@@ -207,6 +207,11 @@ export class LlamaEngine implements LanguageModel {
 
   countTokens(text: string): number {
     return this.model.tokenize(text).length;
+  }
+
+  tokenUsage(): { input: number; output: number } {
+    const meter = this.session.sequence.tokenMeter;
+    return { input: meter.usedInputTokens, output: meter.usedOutputTokens };
   }
 
   async dispose(): Promise<void> {
