@@ -15,6 +15,8 @@ import { fail, isObject, ManifestProblem, span } from './turn-corpus';
 export interface Span {
   startMs: number;
   endMs: number;
+  /** The words spoken, where the manifest gives them (bench --real-size hands them on as the transcript). */
+  text?: string;
 }
 
 export interface RoomClip {
@@ -79,7 +81,9 @@ function entries(manifest: unknown, manifestFile: string): Entry[] {
       if (!isObject(v)) return fail(`${at} must be an object with "file" and "speech"`);
       if (typeof v.file !== 'string' || v.file === '') return fail(`${at} has no "file" (the clip's WAV, relative to the manifest)`);
       if (!Array.isArray(v.speech)) return fail(`${at} has no "speech" list of {"start", "end"} in seconds (the room benchmark needs to know when the user speaks)`);
-      const speech = v.speech.map((s, i) => span(s, `${at} speech[${i}]`)).sort((a, b) => a.startMs - b.startMs);
+      const speech = v.speech
+        .map((s, i) => ({ ...span(s, `${at} speech[${i}]`), ...(isObject(s) && typeof s.text === 'string' ? { text: s.text } : {}) }))
+        .sort((a, b) => a.startMs - b.startMs);
       return { name, file: v.file, speech, bargeIn: v.bargeIn === true || BARGE_IN_CLIPS.includes(name) };
     });
   } catch (e) {

@@ -196,10 +196,13 @@ export class GiveWay {
 }
 
 /** One clip through a fresh pipeline (clock, timeline, conversation) whose answers come back through the room. */
-async function runClip(engines: LoadedEngines, clip: RoomClip, room: Room, gain: number, settings: Settings): Promise<{ run: ClipRun; costs: number[] }> {
+/** How a clip sees the engines: as loaded, or (bench --real-size) hearing its manifest words on its clock. */
+export type RoomClipEngines = (engines: LoadedEngines, clip: RoomClip, clock: FastForwardClock) => LoadedEngines;
+
+async function runClip(engines: LoadedEngines, clip: RoomClip, room: Room, gain: number, settings: Settings, forClip: RoomClipEngines): Promise<{ run: ClipRun; costs: number[] }> {
   const clock = new FastForwardClock();
   const output = new TimelineOutput();
-  const pipeline = new VoicePipeline(engines, output, clock, () => settings);
+  const pipeline = new VoicePipeline(forClip(engines, clip, clock), output, clock, () => settings);
   const run: ClipRun = { speech: clip.speech, bargeIn: clip.bargeIn, pausedMs: [], interrupted: [], turns: [], reports: [] };
   const giving = new GiveWay();
   pipeline.events.on((e) => {
@@ -244,7 +247,15 @@ function roomScore(room: Room, gain: number, clips: readonly RoomClip[], scores:
 export type Progress = (line: string) => void;
 
 /** Every clip in every room at every gain. */
-export async function runRoomBench(engines: LoadedEngines, rooms: readonly Room[], clips: readonly RoomClip[], gains: readonly number[], settings: Settings, progress: Progress): Promise<RoomBenchResult> {
+export async function runRoomBench(
+  engines: LoadedEngines,
+  rooms: readonly Room[],
+  clips: readonly RoomClip[],
+  gains: readonly number[],
+  settings: Settings,
+  progress: Progress,
+  forClip: RoomClipEngines = (e) => e,
+): Promise<RoomBenchResult> {
   const t0 = performance.now();
   const results: RoomScore[] = [];
   const allCosts: number[] = [];
@@ -255,7 +266,7 @@ export async function runRoomBench(engines: LoadedEngines, rooms: readonly Room[
       const costs: number[] = [];
       let answers = 0;
       for (const clip of clips) {
-        const { run, costs: c } = await runClip(engines, clip, room, gain, settings);
+        const { run, costs: c } = await runClip(engines, clip, room, gain, settings, forClip);
         scores.push(scoreClip(run));
         costs.push(...c);
         answers += run.reports.filter((r) => r.timings.firstAudioMs !== null).length;

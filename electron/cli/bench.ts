@@ -31,7 +31,10 @@ import { FastForwardClock } from '../pipeline/clock';
 import { TimelineOutput } from '../pipeline/speak/output';
 import type { TurnReport } from '../pipeline/report';
 import { runInput } from '../pipeline/run/run-input';
-import { defaultStandinsDir, prepareRealSize, realSizeClipEngines, realSizeModel, realSizeReport, realSizeTable, type RealSizeReport } from '../bench/real-size';
+import { defaultStandinsDir, prepareRealSize, REAL_SIZE_NOTE, realSizeClipEngines, realSizeModel, realSizeReport, realSizeTable, type RealSizeReport, type RealSizeSetup } from '../bench/real-size';
+import type { RoomClip } from '../bench/room-corpus';
+import type { LoadedEngines } from '../pipeline/load-engines';
+import type { ToolSpec } from '../engines/tool-calls';
 import type { SpokenSegment } from '../bench/scripted-words';
 import { distribution, type Distribution } from '../stats';
 import { VoicePipeline } from '../pipeline/voice-pipeline';
@@ -44,7 +47,7 @@ import type { Toolbox } from '../tools/toolbox';
 
 const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json] [--tools] [--real-size [--tier cpu|gpu] [--standins DIR]]';
 const TURNS_USAGE = 'npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]';
-const ROOMS_USAGE = 'npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick]';
+const ROOMS_USAGE = 'npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick] [--real-size [--tier cpu|gpu] [--standins DIR]]';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DEFAULT_CORPUS = path.resolve(here, '../../../shared/speech');
 const DEFAULT_TURN_CORPUS = path.join(DEFAULT_CORPUS, 'turns');
@@ -215,20 +218,20 @@ Usage: ${USAGE}
   const base = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
   // Short answers keep a run about latency, not about how long the model can talk.
   let settings = values.settings ? base : mergeSettings(base, { llm: { maxTokens: 64 } });
-  if (values.turns) return benchTurns(settings, values);
-  if (values.rooms !== undefined) return benchRooms(settings, { ...values, rooms: values.rooms });
-  const runs = Number(values.runs ?? '3');
-  if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
   if (!values['real-size'] && (values.tier !== undefined || values.standins !== undefined)) throw new UserError(`--tier and --standins go with --real-size. Usage: ${USAGE}`, 'usage');
   const tier = values.tier ?? 'cpu';
   if (tier !== 'cpu' && tier !== 'gpu') throw new UserError(`--tier must be cpu or gpu, got "${tier}"`, 'usage');
-  const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
-  const tools = values.tools ? benchToolbox(settings) : null;
+  if (values['real-size'] && values.turns) throw new UserError('--real-size goes with the latency and room benchmarks, not yet with --turns.', 'usage');
   const realSize = values['real-size'] ? await prepareRealSize(tier, path.resolve(values.standins ?? defaultStandinsDir()), settings, (l) => process.stderr.write(`${l}\n`)) : null;
   if (realSize) settings = realSize.settings;
-  const loaded = await loadEngines(settings, realSize?.root ?? values.models, tools?.specs ?? [], realSize?.catalog);
+  if (values.turns) return benchTurns(settings, values);
+  if (values.rooms !== undefined) return benchRooms(settings, { ...values, rooms: values.rooms }, realSize);
+  const runs = Number(values.runs ?? '3');
+  if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
+  const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
+  const tools = values.tools ? benchToolbox(settings) : null;
   const promptTokens: number[] = [];
-  const engines = realSize ? { ...loaded, llm: realSizeModel(loaded.llm, settings.llm.maxTokens, promptTokens) } : loaded;
+  const engines = await loadBenchEngines(settings, values.models, realSize, promptTokens, tools?.specs ?? []);
   const forClip: ClipEngines = realSize ? (e, clip, clock) => realSizeClipEngines(e, clip.speech, clock) : (e) => e;
   const account = newAccount();
   const reports: TurnReport[] = [];
@@ -328,21 +331,30 @@ function parseGains(spec: string): number[] {
   });
 }
 
+/** The engines as loaded, or (--real-size) the stand-ins with the language model's words scripted and its prompt tokens counted. */
+async function loadBenchEngines(settings: Settings, models: string | undefined, realSize: RealSizeSetup | null, promptTokens: number[], tools: readonly ToolSpec[] = []): Promise<LoadedEngines> {
+  const loaded = await loadEngines(settings, realSize?.root ?? models, tools, realSize?.catalog);
+  return realSize ? { ...loaded, llm: realSizeModel(loaded.llm, settings.llm.maxTokens, promptTokens) } : loaded;
+}
+
 /** `--rooms DIR`: the room benchmark (electron/bench/rooms.ts), its table and JSON. */
-async function benchRooms(settings: Settings, values: { rooms: string; models?: string; corpus?: string; json?: string; gains?: string; clips?: string; quick?: boolean }): Promise<void> {
+async function benchRooms(settings: Settings, values: { rooms: string; models?: string; corpus?: string; json?: string; gains?: string; clips?: string; quick?: boolean }, realSize: RealSizeSetup | null): Promise<void> {
   const gains = values.gains === undefined ? [...ROOM_GAINS] : parseGains(values.gains);
   if (values.quick && values.clips !== undefined) throw new UserError(`--quick chooses the clips: give it or --clips, not both. Usage: ${ROOMS_USAGE}`, 'usage');
   const only = values.quick ? QUICK_CLIPS : values.clips === undefined ? null : values.clips.split(',').map((c) => c.trim());
   const rooms = await readRooms(path.resolve(values.rooms));
   const clips = await readRoomCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS), only);
-  const engines = await loadEngines(settings, values.models);
+  const engines = await loadBenchEngines(settings, values.models, realSize, []);
+  const words = (clip: RoomClip) => clip.speech.flatMap((s) => (s.text ? [{ text: s.text, startMs: s.startMs, endMs: s.endMs }] : []));
   let result;
   try {
-    result = await runRoomBench(engines, rooms, clips, gains, settings, (line) => process.stderr.write(`${line}\n`));
+    const progress = (line: string) => process.stderr.write(`${line}\n`);
+    result = await runRoomBench(engines, rooms, clips, gains, settings, progress, realSize ? (e, clip, clock) => realSizeClipEngines(e, words(clip), clock) : undefined);
   } finally {
     await engines.dispose();
   }
   console.log(roomTable(result));
+  if (realSize) console.log(`real size, ${realSize.tier} tier: ${REAL_SIZE_NOTE}`);
   console.log(machineLine(result.machine));
   console.log(`took ${result.tookS} s after loading the models`);
   if (values.json) {
