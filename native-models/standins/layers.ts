@@ -9,7 +9,7 @@ import { DT, type GraphBuilder } from './onnx-graph';
 /** How a layer's weights are stored: float32, or dynamically quantized with int8 (QInt8) or uint8 (QUInt8) weights. */
 export type WeightForm = 'fp32' | 'qint8' | 'quint8';
 
-function quantizedWeight(g: GraphBuilder, prefix: string, dims: number[], form: 'qint8' | 'quint8'): { w: string; zero: string; scale: string } {
+function quantizedWeight(g: GraphBuilder, prefix: string, dims: number[], form: 'qint8' | 'quint8', fanIn: number): { w: string; zero: string; scale: string } {
   const n = dims.reduce((a, b) => a * b, 1);
   const w =
     form === 'qint8'
@@ -20,7 +20,6 @@ function quantizedWeight(g: GraphBuilder, prefix: string, dims: number[], form: 
       ? g.tensor('zp', { dims: [], type: DT.INT8, data: new Int8Array(1) }, false)
       : g.tensor('zp', { dims: [], type: DT.UINT8, data: Uint8Array.of(128) }, false);
   // Scale so the dequantized weights have about a 1/sqrt(fan-in) spread, as a trained layer would.
-  const fanIn = n / dims[dims.length - 1]!;
   return { w, zero, scale: g.scalar(1 / (73 * Math.sqrt(fanIn))) };
 }
 
@@ -31,7 +30,7 @@ export function linear(g: GraphBuilder, x: string, inDim: number, outDim: number
   if (form === 'fp32') {
     y = g.op('MatMul', [x, g.param('w', [inDim, outDim])]);
   } else {
-    const q = quantizedWeight(g, 'wq', [inDim, outDim], form);
+    const q = quantizedWeight(g, 'wq', [inDim, outDim], form, inDim);
     const [xq, xScale, xZero] = g.node('DynamicQuantizeLinear', [x], {}, 3);
     const acc = g.op('MatMulInteger', [xq!, q.w, xZero!, q.zero]);
     const scale = g.op('Mul', [xScale!, q.scale]);
@@ -58,11 +57,13 @@ export function conv1d(g: GraphBuilder, x: string, inCh: number, outCh: number, 
   const pad = opts.pad ?? Math.floor(((kernel - 1) * dilation) / 2);
   const attrs = { kernel_shape: [kernel], strides: [opts.stride ?? 1], dilations: [dilation], group: groups, pads: [pad, pad] };
   const dims = [outCh, inCh / groups, kernel];
+  // A convolution's fan-in is its input channels per group times its kernel.
+  const fanIn = (inCh / groups) * kernel;
   let y: string;
   if (form === 'fp32') {
-    y = g.op('Conv', [x, g.param('conv', dims)], attrs);
+    y = g.op('Conv', [x, g.param('conv', dims, 1 / Math.sqrt(fanIn))], attrs);
   } else {
-    const q = quantizedWeight(g, 'convq', dims, form);
+    const q = quantizedWeight(g, 'convq', dims, form, fanIn);
     const [xq, xScale, xZero] = g.node('DynamicQuantizeLinear', [x], {}, 3);
     const acc = g.op('ConvInteger', [xq!, q.w, xZero!, q.zero], attrs);
     y = g.op('Mul', [g.op('Cast', [acc], { to: DT.FLOAT }), g.op('Mul', [xScale!, q.scale])]);
