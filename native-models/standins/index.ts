@@ -13,6 +13,7 @@ import { DEFAULT_CATALOG } from '../catalog';
 import { sha256File } from '../download-file';
 import { modelDir } from '../resolver';
 import type { ModelEntry } from '../types';
+import { KOKORO_EN_V0_19_STANDIN } from './kokoro';
 import { NEMO_PARAKEET_TDT_V2_STANDIN } from './nemo-tdt-transducer';
 import { PIPER_LIBRITTS_R_INT8 } from './piper-vits';
 import { QWEN25_1_5B_STANDIN, QWEN3_4B_STANDIN } from './qwen-llm';
@@ -38,7 +39,7 @@ const SILERO_VAD: StandinGenerator = {
   },
 };
 
-export const STANDIN_GENERATORS: readonly StandinGenerator[] = [SILERO_VAD, QWEN25_1_5B_STANDIN, QWEN3_4B_STANDIN, NEMO_PARAKEET_TDT_V2_STANDIN, PIPER_LIBRITTS_R_INT8];
+export const STANDIN_GENERATORS: readonly StandinGenerator[] = [SILERO_VAD, QWEN25_1_5B_STANDIN, QWEN3_4B_STANDIN, NEMO_PARAKEET_TDT_V2_STANDIN, PIPER_LIBRITTS_R_INT8, KOKORO_EN_V0_19_STANDIN];
 
 export interface StandinRecord {
   version: number;
