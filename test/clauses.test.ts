@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClauseSplitter, type Clause, type ClauseSplitterOptions } from '../electron/text/clauses';
 import { heardPrefix } from '../electron/text/heard';
@@ -360,4 +360,25 @@ test('random markdown soup: the same clauses however it is cut into deltas, each
     checkBounded(raw, whole, opts.maxChars);
     assert.deepEqual(splitChunked(raw, seed, opts), whole, `seed ${seed}`);
   }
+});
+
+describe('the first chunk by words (tts.firstChunkWords)', () => {
+  const split = (text: string, words: number) => {
+    const s = new ClauseSplitter({ firstClauseWords: words });
+    const out = [...text].flatMap((ch) => s.push(ch).map((c) => c.text));
+    return [...out, ...s.flush().map((c) => c.text)];
+  };
+  test('the first clause ends after that many words, the rest by punctuation as before', () => {
+    assert.deepEqual(split("It's mostly sunny today with a light breeze from the west. Tomorrow looks the same.", 4), [
+      "It's mostly sunny today",
+      'with a light breeze from the west.',
+      'Tomorrow looks the same.',
+    ]);
+  });
+  test('a sentence shorter than that many words is still one clause', () => {
+    assert.deepEqual(split('Sure. Here it is.', 4), ['Sure.', 'Here it is.']);
+  });
+  test('0 keeps the whole first clause', () => {
+    assert.deepEqual(split("It's mostly sunny today with a light breeze from the west.", 0), ["It's mostly sunny today with a light breeze from the west."]);
+  });
 });

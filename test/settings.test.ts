@@ -109,7 +109,7 @@ test('each kind of invalid field is named, and all of them are reported', () => 
   assert.match(errorAt(errors, 'llm.gpuLayers').message, /"auto" or a whole number between 0 and 999/);
   assert.match(errorAt(errors, 'llm.gpu').message, /one of "auto", "cuda", "vulkan", "metal", "cpu", got "rocm"/);
   assert.match(errorAt(errors, 'llm.temprature').message, /unknown setting; did you mean "llm.temperature"\?/);
-  assert.match(errorAt(errors, 'tts').message, /must be an object with the settings speakerId, speed, got "fast"/);
+  assert.match(errorAt(errors, 'tts').message, /must be an object with the settings speakerId, speed, firstChunkWords, got "fast"/);
   assert.match(errorAt(errors, 'models.llm').message, /model id .* or null/);
   assert.match(errorAt(errors, 'silenceMs').message, /unknown setting; did you mean "endpointing.silenceMs"\?/);
   assert.equal(errorAt(errors, 'colour').message, 'is an unknown setting');

@@ -40,7 +40,7 @@ const RULES: PerSetting<Settings, Rule> = {
     // The key is kept out of the app's settings (app/server-access.ts); a new one reloads on its own.
     server: { baseUrl: 'server', model: 'server', stallMs: 'server', apiKey: 'live' },
   },
-  tts: { speakerId: 'live', speed: 'live' },
+  tts: { speakerId: 'live', speed: 'live', firstChunkWords: 'live' },
   models: { dir: 'reload', vad: 'reload', stt: 'reload', llm: 'reload', tts: 'reload', turn: 'reload' },
   history: { logText: 'live' },
   desktop: { shortcut: 'live', closeToTray: 'live', startAtLogin: 'live', listenChime: 'live' },

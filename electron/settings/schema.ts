@@ -86,7 +86,7 @@ export interface Settings {
     provider: LlmProvider;
     server: LlmServer;
   };
-  tts: { speakerId: number; speed: number };
+  tts: { speakerId: number; speed: number; firstChunkWords: number };
   /** Catalog ids (dir: a folder path); null = the default. */
   models: { dir: string | null; vad: string | null; stt: string | null; llm: string | null; tts: string | null; turn: string | null };
   /** The conversation history (electron/history/): logText false keeps each turn's timings but not its words. */
@@ -176,6 +176,7 @@ export const SETTINGS_RANGES = {
   'llm.server.stallMs': { min: 1000, max: 120000, step: 1000, unit: 'ms', label: 'Server silent mid-answer: give up after', integer: true },
   'tts.speakerId': { min: 0, max: 9999, step: 1, unit: '', label: 'Voice (speaker id)', integer: true },
   'tts.speed': { min: 0.5, max: 2, step: 0.05, unit: 'x', label: 'Speaking speed', integer: false },
+  'tts.firstChunkWords': { min: 0, max: 20, step: 1, unit: 'words', label: 'First spoken chunk', integer: true, note: '0 = the whole first clause' },
 } as const satisfies Record<NumericSettingPath, NumericRange>;
 
 export const MODES: readonly Mode[] = ['hands-free', 'push-to-talk', 'one-shot', 'wake-phrase'];
@@ -253,7 +254,7 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
     server: { baseUrl: '', model: '', stallMs: 10_000 },
   },
   // Speaker 0 exists in every voice model; 1.0 is the model's natural pace.
-  tts: { speakerId: 0, speed: 1 },
+  tts: { speakerId: 0, speed: 1, firstChunkWords: 4 },
   // null = the defaults chosen by the model catalog and the user data dir.
   models: { dir: null, vad: null, stt: null, llm: null, tts: null, turn: null },
   // The words are what makes a past turn readable; the log stays on this machine, and this turns them off.
@@ -438,7 +439,7 @@ const SCHEMA: PerSetting<Settings, Leaf> = {
       apiKey: apiKeyLeaf,
     },
   },
-  tts: { speakerId: num('tts.speakerId'), speed: num('tts.speed') },
+  tts: { speakerId: num('tts.speakerId'), speed: num('tts.speed'), firstChunkWords: num('tts.firstChunkWords') },
   models: {
     dir: optionalName('a folder path'),
     vad: optionalName('a model id from the catalog'),

@@ -36,6 +36,11 @@ export interface Clause {
 export interface ClauseSplitterOptions {
   /** The first clause may end at , ; : — once it has this many speakable chars. */
   firstClauseMinChars?: number;
+  /**
+   * The first clause ends at the first word boundary after this many words, punctuation or not
+   * (0: off): the voice can start on a few words while the model writes the rest of the sentence.
+   */
+  firstClauseWords?: number;
   /** Later clauses end at , ; : — only once they have this many speakable chars. */
   minChars?: number;
   /** Longer clauses are cut at the last word boundary that keeps them within this (32 to MAX_SPOKEN_CHARS). */
@@ -99,6 +104,9 @@ export class ClauseSplitter {
   private fence: CodeFence | null = null;
   private finished = false;
   private readonly firstMin: number;
+  private readonly firstWords: number;
+  /** Words ended so far in the clause under way (counted for `firstWords`). */
+  private words = 0;
   private readonly minChars: number;
   private readonly maxChars: number;
   /** The longest a clause may get in raw text (markup, a link) before it is cut regardless. */
@@ -107,6 +115,7 @@ export class ClauseSplitter {
 
   constructor(opts: ClauseSplitterOptions = {}) {
     this.firstMin = Math.max(1, opts.firstClauseMinChars ?? 20);
+    this.firstWords = Math.max(0, Math.floor(opts.firstClauseWords ?? 0));
     this.minChars = Math.max(1, opts.minChars ?? 60);
     this.maxChars = Math.min(MAX_SPOKEN_CHARS, Math.max(32, opts.maxChars ?? 220));
     this.rawCap = Math.max(1000, 4 * this.maxChars);
@@ -183,6 +192,7 @@ export class ClauseSplitter {
     this.start = at;
     this.wordStart = Math.max(this.wordStart, at);
     this.lastSplit = this.lastBreak = -1;
+    this.words = 0;
     this.length.reset(at);
   }
 
@@ -275,6 +285,8 @@ export class ClauseSplitter {
       const open = this.length.openBrackets(i); // cutting inside "[link label](url)" would leave broken markdown
       if (fits && i - this.start >= this.maxChars / 2 && open === 0) this.lastSplit = i;
       if (open === 0 && i > this.start) this.lastBreak = i;
+      if (i > this.start && !isSpace(this.ch(i - 1))) this.words++;
+      if (this.count === 0 && this.firstWords > 0 && this.words >= this.firstWords && open === 0 && this.inlineTicks === 0) return this.cut(i, out);
       this.wordStart = i + 1;
       this.scan = i + 1;
       return true;

@@ -15,6 +15,8 @@ export interface AnswerOptions {
   temperature: number;
   speakerId: number;
   speed: number;
+  /** The first spoken chunk's length in words (tts.firstChunkWords; 0: the whole first clause). */
+  firstChunkWords: number;
 }
 
 /** What a reply and a prepared answer both write with. */
@@ -134,6 +136,7 @@ export function answerStream(deps: AnswerDeps, spec: AnswerStreamSpec): Utteranc
       sink: spec.sink,
       clock: deps.clock,
       voice: () => voiceOf(deps.options()),
+      firstClauseWords: deps.options().firstChunkWords,
       ...(spec.announce ? { announce: spec.announce } : {}),
       onSourceError: spec.onError,
     },

@@ -103,7 +103,7 @@ export class Responding {
       clock,
       options: () => {
         const s = settings();
-        return { maxTokens: s.llm.maxTokens, temperature: s.llm.temperature, speakerId: s.tts.speakerId, speed: s.tts.speed };
+        return { maxTokens: s.llm.maxTokens, temperature: s.llm.temperature, speakerId: s.tts.speakerId, speed: s.tts.speed, firstChunkWords: s.tts.firstChunkWords };
       },
       command: (text, endOfTurnMs) => answerLocally(text, endOfTurnMs, this.commands),
       say: (text) => this.notices.say(text, clock.now()),

@@ -21,6 +21,8 @@ export interface UtteranceDeps {
   sink: UtteranceSink;
   clock: Clock;
   voice: () => { speakerId: number; speed: number };
+  /** A streamed source's first clause ends after this many words (see ClauseSplitter's firstClauseWords). */
+  firstClauseWords?: number;
   /** Announces clauses and their audio as events of this turn (an answer does; a holding phrase does not). */
   announce?: { events: EventHub; turn: number };
   /** The source failed: what was already written is still spoken. */
@@ -70,7 +72,7 @@ class ClauseQueue {
 export class Utterance {
   private readonly controller = new AbortController();
   private readonly scheduled: { clause: Clause; audio: ScheduledAudio }[] = [];
-  private readonly splitter = new ClauseSplitter();
+  private readonly splitter: ClauseSplitter;
   private producing = true;
   /** A prepared audio's text; other sources' text is the splitter's. */
   private fixedText: string | null = null;
@@ -91,6 +93,7 @@ export class Utterance {
     private readonly deps: UtteranceDeps,
   ) {
     this.announce = deps.announce ?? null;
+    this.splitter = new ClauseSplitter({ firstClauseWords: deps.firstClauseWords ?? 0 });
     this.done = this.run(source).finally(() => (this.producing = false));
   }
 
