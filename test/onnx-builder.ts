@@ -6,19 +6,9 @@
  * Python's onnx package. Field numbers are those of onnx/onnx.proto.
  */
 
-type Field = Uint8Array;
+import { varint } from '../native-models/standins/onnx-graph';
 
-function varint(n: number | bigint): number[] {
-  let v = BigInt.asUintN(64, BigInt(n));
-  const out: number[] = [];
-  do {
-    let byte = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v !== 0n) byte |= 0x80;
-    out.push(byte);
-  } while (v !== 0n);
-  return out;
-}
+type Field = Uint8Array;
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

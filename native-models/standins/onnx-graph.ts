@@ -24,7 +24,8 @@ class Msg {
   }
 }
 
-function varint(n: number | bigint): number[] {
+/** A protobuf varint's bytes (also the tests' small ONNX builder's). */
+export function varint(n: number | bigint): number[] {
   let v = BigInt.asUintN(64, BigInt(n));
   const out: number[] = [];
   do {
