@@ -87,16 +87,19 @@ export function scriptedAnswer(answer: string, tokens: number, countTokens: (tex
 /** Real generation, scripted words: each answer is SCRIPTED_ANSWERS in turn, handed on in step with the tokens generated. */
 export function scriptedTextModel(inner: LanguageModel, tokens: number): LanguageModel {
   let next = 0;
+  // Cut once per scripted answer, before any turn: tokenizing inside generate() would count in the model's first-token time.
+  const scripts = SCRIPTED_ANSWERS.map((answer) => {
+    const words = scriptedAnswer(answer, tokens, (t) => inner.countTokens(t)).split(' ');
+    // Token counts at the end of each word, to hand a word on once the model has generated that many tokens.
+    return { words, ends: words.map((_, i) => inner.countTokens(words.slice(0, i + 1).join(' '))) };
+  });
   return {
     get info() {
       return inner.info;
     },
     ...(inner.tokenUsage ? { tokenUsage: () => inner.tokenUsage!() } : {}),
     async generate(messages, opts) {
-      const script = scriptedAnswer(SCRIPTED_ANSWERS[next++ % SCRIPTED_ANSWERS.length]!, tokens, (t) => inner.countTokens(t));
-      const words = script.split(' ');
-      // Token counts at the end of each word, to hand a word on once the model has generated that many tokens.
-      const ends = words.map((_, i) => inner.countTokens(words.slice(0, i + 1).join(' ')));
+      const { words, ends } = scripts[next++ % scripts.length]!;
       let generated = 0;
       let said = 0;
       let text = '';

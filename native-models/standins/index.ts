@@ -6,7 +6,7 @@
  * `standin.json` says it was written by the same generator version, scale and seed is kept, so the
  * benchmark makes the gigabytes once.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_CATALOG } from '../catalog';
@@ -37,7 +37,7 @@ const SILERO_VAD: StandinGenerator = {
     if (spec.engine !== 'silero-vad') throw new Error(`${entry.id} is not a Silero VAD`);
     if (!existsSync(SILERO_FILE)) throw new Error(`the real Silero VAD is not at ${SILERO_FILE} (../shared/models/vad)`);
     copyFileSync(SILERO_FILE, path.join(dir, spec.model));
-    return { parameters: null, files: [{ name: spec.model, bytes: readFileSync(SILERO_FILE).length }] };
+    return { parameters: null, files: [{ name: spec.model, bytes: statSync(SILERO_FILE).size }] };
   },
 };
 
