@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Settings } from '../electron/settings/schema';
-import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, TEST_SETTINGS, type Bridge } from './browser-harness';
-import { ROOT, SPEECH, tempDir } from './helpers';
-import { scriptedServer, type ScriptedServer } from './scripted-tools-server';
+import type { Settings } from '../../electron/settings/schema';
+import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, TEST_SETTINGS, type Bridge } from '../browser-harness';
+import { ROOT, SPEECH, tempDir } from '../helpers';
+import { scriptedServer, type ScriptedServer } from '../scripted-tools-server';
 
 const skip = process.env.SKIP_BROWSER_TESTS ? 'SKIP_BROWSER_TESTS is set' : false;
 const SECRET = 'tools-ui-secret-5521';

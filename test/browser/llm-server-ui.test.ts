@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, type Bridge } from './browser-harness';
-import { SPEECH } from './helpers';
-import { startOpenAiServer, type OpenAiTestServer } from './openai-server';
+import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, type Bridge } from '../browser-harness';
+import { SPEECH } from '../helpers';
+import { startOpenAiServer, type OpenAiTestServer } from '../openai-server';
 
 const skip = process.env.SKIP_BROWSER_TESTS ? 'SKIP_BROWSER_TESTS is set' : false;
 const KEY = 'sk-ui-test-93b1e0';

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { HistorySession } from '../electron/history/log-format';
-import { exportFileName } from '../renderer/model/history';
-import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, type Bridge } from './browser-harness';
-import { SPEECH } from './helpers';
+import type { HistorySession } from '../../electron/history/log-format';
+import { exportFileName } from '../../renderer/model/history';
+import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, type Bridge } from '../browser-harness';
+import { SPEECH } from '../helpers';
 
 const skip = process.env.SKIP_BROWSER_TESTS ? 'SKIP_BROWSER_TESTS is set' : false;
 const missing = browserMissing();

@@ -8,14 +8,14 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { AppEvent, AppStatus } from '../electron/ipc-contract';
-import { verifyModel } from '../native-models/downloader';
-import { planSetup } from '../native-models/setup-plan';
-import { browserMissing, launchBrowser, startBridge } from './browser-harness';
-import type { ModelEntry } from '../native-models/types';
-import { firstRunController } from './first-run-helpers';
-import { MODELS, SPEECH, tempDir } from './helpers';
-import { modelServerForSuite } from './model-server';
+import type { AppEvent, AppStatus } from '../../electron/ipc-contract';
+import { verifyModel } from '../../native-models/downloader';
+import { planSetup } from '../../native-models/setup-plan';
+import { browserMissing, launchBrowser, startBridge } from '../browser-harness';
+import type { ModelEntry } from '../../native-models/types';
+import { firstRunController } from '../first-run-helpers';
+import { MODELS, SPEECH, tempDir } from '../helpers';
+import { modelServerForSuite } from '../model-server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

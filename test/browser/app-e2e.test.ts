@@ -9,8 +9,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, type Bridge } from './browser-harness';
-import { SPEECH } from './helpers';
+import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, type Bridge } from '../browser-harness';
+import { SPEECH } from '../helpers';
 
 // The browser tests are part of `npm test` (.ci/run installs Chromium); missing it is a failure,
 // unless SKIP_BROWSER_TESTS is set on purpose.

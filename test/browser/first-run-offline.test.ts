@@ -10,14 +10,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { AppEvent, FileProgress } from '../electron/ipc-contract';
-import { TEST_CATALOG } from '../native-models/catalog';
-import { connectionProblem } from '../native-models/download-problem';
-import type { ModelEntry } from '../native-models/types';
-import { downloadRow } from '../renderer/model/download-state';
-import { browserMissing, launchBrowser, startBridge } from './browser-harness';
-import { firstRunController } from './first-run-helpers';
-import { SPEECH, tempDir } from './helpers';
+import type { AppEvent, FileProgress } from '../../electron/ipc-contract';
+import { TEST_CATALOG } from '../../native-models/catalog';
+import { connectionProblem } from '../../native-models/download-problem';
+import type { ModelEntry } from '../../native-models/types';
+import { downloadRow } from '../../renderer/model/download-state';
+import { browserMissing, launchBrowser, startBridge } from '../browser-harness';
+import { firstRunController } from '../first-run-helpers';
+import { SPEECH, tempDir } from '../helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

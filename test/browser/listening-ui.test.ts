@@ -12,10 +12,10 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readWavFile, writeWavFile } from '../electron/audio/wav';
-import { toMono16k } from '../electron/audio/resample';
-import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, TEST_SETTINGS, type Bridge } from './browser-harness';
-import { SPEECH } from './helpers';
+import { readWavFile, writeWavFile } from '../../electron/audio/wav';
+import { toMono16k } from '../../electron/audio/resample';
+import { browserMissing, launchBrowser, openApp, pageErrors, startBridge, TEST_SETTINGS, type Bridge } from '../browser-harness';
+import { SPEECH } from '../helpers';
 
 const skip = process.env.SKIP_BROWSER_TESTS ? 'SKIP_BROWSER_TESTS is set' : false;
 

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loggedMicrophone, microphoneProblem, notHonoured, readTrackSettings, REQUESTED_PROCESSING, type MicrophoneSettings } from '../electron/microphone-settings';
-import { microphoneLines } from '../renderer/model/labels';
+import { loggedMicrophone, microphoneProblem, notHonoured, readTrackSettings, REQUESTED_PROCESSING, type MicrophoneSettings } from '../../electron/microphone-settings';
+import { microphoneLines } from '../../renderer/model/labels';
 
 const RAW: MicrophoneSettings = { echoCancellation: false, autoGainControl: false, noiseSuppression: false, sampleRate: 48000, channelCount: 1, label: 'Fake Default Audio Input' };
 
