@@ -20,7 +20,7 @@ import { toMono16k } from '../audio/resample';
 import { instrument, newAccount, type EngineAccount } from '../bench/instrument';
 import { machineInfo, machineLine, rtf, type MachineInfo } from '../bench/machine';
 import { STAGE_ROWS, stageDistributions, turnStages, type StageDistributions } from '../bench/stages';
-import { turnFigures } from '../report/turn-figures';
+import { turnFigures, type TurnFigures } from '../report/turn-figures';
 import { readRoomCorpus, readRooms } from '../bench/room-corpus';
 import { costSummary, QUICK_CLIPS, ROOM_GAINS, roomTable, runRoomBench } from '../bench/rooms';
 import { readTurnCorpus } from '../bench/turn-corpus';
@@ -66,6 +66,8 @@ export interface BenchResult {
   tools: { offered: string[]; calls: number } | null;
   /** With --real-size: the stand-ins, threads, prompt tokens, the first turn apart and the sequential cascade. */
   realSize?: RealSizeReport;
+  /** Every turn's waterfall (ms from the end of its speech), in the order run: where one turn's time went. */
+  turns: { prepared: TurnReport['prepared']; endReason: TurnReport['endReason']; voiceToVoiceMs: number | null; timeline: TurnFigures['timeline'] }[];
 }
 
 interface Clip {
@@ -276,6 +278,10 @@ Usage: ${USAGE}
     echoCancellerMs: costSummary(echoCosts),
     tools: tools ? { offered: tools.specs.map((t) => t.name), calls: reports.reduce((n, r) => n + (r.tools?.length ?? 0), 0) } : null,
     ...(realSize ? { realSize: realSizeReport(realSize, reports.map((r) => turnFigures(r).voiceToVoiceMs), promptTokens, sequential) } : {}),
+    turns: reports.map((r) => {
+      const f = turnFigures(r);
+      return { prepared: r.prepared, endReason: r.endReason, voiceToVoiceMs: f.voiceToVoiceMs, timeline: f.timeline };
+    }),
   };
   console.log(table(result, clips.length, reports.length));
   if (result.realSize) console.log(`\n${realSizeTable(result.realSize)}`);
