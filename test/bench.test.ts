@@ -30,7 +30,11 @@ describe('npm run bench', () => {
     assert.match(r.stdout, /voice to voice +\d+ +\d+/);
     assert.match(r.stdout, /1 run\(s\) × 2 clips = 3 turns/);
     const j = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(j), ['stages', 'prepared', 'machine', 'models', 'runs', 'echoCancellerMs', 'tools']);
+    assert.deepEqual(Object.keys(j), ['stages', 'prepared', 'machine', 'models', 'runs', 'echoCancellerMs', 'tools', 'turns']);
+    // Every turn's waterfall, in the order run, its voice to voice where its playback began.
+    const turns = j.turns as { voiceToVoiceMs: number | null; timeline: { stage: string; startMs: number; endMs: number }[] }[];
+    assert.equal(turns.length, 3);
+    for (const t of turns) assert.equal(t.timeline.find((s) => s.stage === 'playback')?.startMs, t.voiceToVoiceMs, JSON.stringify(t));
     // The canceller ran on every window an answer played in; its cost is printed under the stages.
     const cost = j.echoCancellerMs as { n: number; median: number; p95: number };
     assert.ok(cost.n > 0 && cost.median > 0 && cost.median <= cost.p95, JSON.stringify(cost));

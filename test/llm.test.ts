@@ -193,6 +193,42 @@ describe('LlamaEngine (stories260K)', () => {
     assert.ok(history > 4 * Math.max(...perTurn), `per turn: ${perTurn.join(' ')}, history ${history}`);
   });
 
+  test('prefill: the words fed while the user spoke are not evaluated again when the answer is asked', async (t) => {
+    const words = 'Once upon a time there was a little cat who lived in a big house with a red door and a garden full of flowers';
+    const cold = ask(`${words}. What did the cat see?`);
+    // Without a prefill: the whole request is evaluated when asked (a fresh system prompt keeps the earlier tests' context out).
+    const system = 'You are a kind assistant.';
+    const withSystem = (m: ChatMessage[]) => [{ role: 'system' as const, text: system }, ...m.slice(1)];
+    await engine.generate(withSystem(ask('Hello.')), { maxTokens: 1, temperature: 0, onText: () => {} });
+    let before = inputTokens(engine);
+    await engine.generate(withSystem(cold), { maxTokens: 1, temperature: 0, onText: () => {} });
+    const unfed = inputTokens(engine) - before;
+    // With prefills as the words came (each a longer prefix), then the answer: only the last words and the reply's opening.
+    await engine.generate(withSystem(ask('Hello.')), { maxTokens: 1, temperature: 0, onText: () => {} });
+    const parts = words.split(' ');
+    let fed = 0;
+    for (const n of [6, 12, parts.length]) {
+      before = inputTokens(engine);
+      await engine.prefill(withSystem(ask(parts.slice(0, n).join(' '))));
+      fed += inputTokens(engine) - before;
+    }
+    before = inputTokens(engine);
+    await engine.generate(withSystem(cold), { maxTokens: 1, temperature: 0, onText: () => {} });
+    const after = inputTokens(engine) - before;
+    t.diagnostic(`prompt tokens at the answer: ${unfed} unfed, ${after} after prefills (${fed} fed ahead)`);
+    assert.ok(fed >= engine.countTokens(words) - 4, `the prefills evaluated the words (${fed})`);
+    assert.ok(after <= unfed / 2, `${after} tokens left to evaluate after prefills, ${unfed} without`);
+  });
+
+  test('prefill gives way: an answer asked while a prefill waits stops it, and the answer is whole', async () => {
+    const long = Array.from({ length: 40 }, (_, i) => `the cat number ${i} sat on the mat`).join(' ');
+    const prefill = engine.prefill(ask(long));
+    const answer = await engine.generate(ask('Tell me a story.'), { maxTokens: 8, temperature: 0, onText: () => {} });
+    await prefill;
+    assert.ok(answer.text.length > 0);
+    assert.equal(evaluated(engine).at(-2)?.text, 'Tell me a story.');
+  });
+
   test('context overflow: 15 turns in a 512-token context never throw', async () => {
     const small = await LlamaEngine.load(resolved, { ...OPTS, contextSize: 512 });
     try {

@@ -101,6 +101,7 @@ function llm(inner: LanguageModel, a: EngineAccount): LanguageModel {
     },
     countTokens: (text) => inner.countTokens(text),
     ...(inner.tokenUsage ? { tokenUsage: () => inner.tokenUsage!() } : {}),
+    ...(inner.prefill ? { prefill: (messages, tools) => inner.prefill!(messages, tools) } : {}),
     dispose: () => inner.dispose(),
   };
 }

@@ -53,30 +53,50 @@ export async function prepareRealSize(tier: Tier, root: string, base: Settings, 
   return { tier, root, catalog, records, settings };
 }
 
-/** Per turn, the prompt tokens the language model evaluated (what the KV cache did not already hold). */
-export function countingPromptTokens(inner: LanguageModel, perTurn: number[]): LanguageModel {
+/** The prompt tokens the language model evaluated (what the KV cache did not already hold). */
+export interface PromptTokenCounts {
+  /** Per answer asked (a prepared one too): evaluated once the model was asked, mostly after the turn ended. */
+  perAnswer: number[];
+  /** Fed ahead while the user spoke (ListenAhead), over the whole run. */
+  prefilled: number;
+}
+
+export function countingPromptTokens(inner: LanguageModel, counts: PromptTokenCounts): LanguageModel {
   if (!inner.tokenUsage) return inner;
+  const input = () => inner.tokenUsage!().input;
   return {
     get info() {
       return inner.info;
     },
     tokenUsage: () => inner.tokenUsage!(),
     async generate(messages, opts) {
-      const before = inner.tokenUsage!().input;
+      const before = input();
       try {
         return await inner.generate(messages, opts);
       } finally {
-        perTurn.push(inner.tokenUsage!().input - before);
+        counts.perAnswer.push(input() - before);
       }
     },
+    ...(inner.prefill
+      ? {
+          async prefill(messages, tools) {
+            const before = input();
+            try {
+              await inner.prefill!(messages, tools);
+            } finally {
+              counts.prefilled += input() - before;
+            }
+          },
+        }
+      : {}),
     countTokens: (text) => inner.countTokens(text),
     dispose: () => inner.dispose(),
   };
 }
 
 /** The language model for every clip: real generation of `tokens` tokens an answer, scripted words, prompt tokens counted. */
-export function realSizeModel(llm: LanguageModel, tokens: number, promptTokens: number[]): LanguageModel {
-  return scriptedTextModel(countingPromptTokens(llm, promptTokens), tokens);
+export function realSizeModel(llm: LanguageModel, tokens: number, counts: PromptTokenCounts): LanguageModel {
+  return scriptedTextModel(countingPromptTokens(llm, counts), tokens);
 }
 
 /** One clip's engines: the recognizer hears the clip's manifest words on its clock. */
@@ -91,8 +111,8 @@ export interface RealSizeReport {
   note: string;
   standins: { id: string; parameters: number | null; publishedParameters: number | null; bytes: number }[];
   threads: { llm: number; stt: number; tts: number };
-  /** Tokens each answer generated (fixed) and the prompt tokens evaluated per turn. */
-  llm: { tokensPerAnswer: number; promptTokensPerTurn: Distribution };
+  /** Tokens each answer generated (fixed), the prompt tokens evaluated per answer asked, and those fed ahead while the user spoke. */
+  llm: { tokensPerAnswer: number; promptTokensPerTurn: Distribution; prefilledTokens: number };
   /** The first turn after the models loaded, apart from the later ones. */
   firstTurn: { voiceToVoiceMs: number | null };
   laterTurns: { voiceToVoiceMs: Distribution };
@@ -108,7 +128,7 @@ export const REAL_SIZE_NOTE =
 export function realSizeReport(
   setup: RealSizeSetup,
   v2v: readonly (number | null)[],
-  promptTokens: readonly number[],
+  promptTokens: PromptTokenCounts,
   sequential: readonly number[],
 ): RealSizeReport {
   const later = distribution(v2v.slice(1));
@@ -121,7 +141,7 @@ export function realSizeReport(
     standins: setup.records.map((r) => ({ id: r.id, parameters: r.parameters, publishedParameters: r.publishedParameters, bytes: r.files.reduce((n, f) => n + f.bytes, 0) })),
     // The recognizer and the voice run on one thread each (electron/engines/stt.ts, tts.ts).
     threads: { llm: s.llm.threads > 0 ? s.llm.threads : autoThreads(), stt: 1, tts: 1 },
-    llm: { tokensPerAnswer: s.llm.maxTokens, promptTokensPerTurn: distribution(promptTokens) },
+    llm: { tokensPerAnswer: s.llm.maxTokens, promptTokensPerTurn: distribution(promptTokens.perAnswer), prefilledTokens: promptTokens.prefilled },
     firstTurn: { voiceToVoiceMs: v2v[0] ?? null },
     laterTurns: { voiceToVoiceMs: later },
     sequential: { voiceToVoiceMs: seq, turns: sequential.length },
@@ -134,7 +154,7 @@ export function realSizeTable(r: RealSizeReport): string {
   const d = (x: Distribution) => `median ${f(x.median)}  p95 ${f(x.p95)}  max ${f(x.max)}  (n ${x.n})`;
   return [
     `real size, ${r.tier} tier: ${r.note}`,
-    `threads: llm ${r.threads.llm}, stt ${r.threads.stt}, tts ${r.threads.tts}; ${r.llm.tokensPerAnswer} tokens an answer; prompt tokens evaluated per turn: ${d(r.llm.promptTokensPerTurn)}`,
+    `threads: llm ${r.threads.llm}, stt ${r.threads.stt}, tts ${r.threads.tts}; ${r.llm.tokensPerAnswer} tokens an answer; prompt tokens evaluated per answer asked: ${d(r.llm.promptTokensPerTurn)}; fed ahead while the user spoke: ${r.llm.prefilledTokens}`,
     `voice to voice, first turn after loading: ${f(r.firstTurn.voiceToVoiceMs)} ms`,
     `voice to voice, later turns (ms):        ${d(r.laterTurns.voiceToVoiceMs)}`,
     `sequential cascade, same models (ms):    ${d(r.sequential.voiceToVoiceMs)}`,

@@ -9,7 +9,7 @@
  *   replaced by a scripted answer cut to the same token count, handed on as the tokens come.
  * The voice needs no wrapper: it speaks the scripted text at the stand-in's calibrated pace.
  */
-import type { LanguageModel } from '../engines/llm-types';
+import type { ChatMessage, LanguageModel } from '../engines/llm-types';
 import type { SpeechRecognizer, SttSession } from '../engines/stt';
 import type { Clock } from '../pipeline/clock';
 
@@ -93,11 +93,24 @@ export function scriptedTextModel(inner: LanguageModel, tokens: number): Languag
     // Token counts at the end of each word, to hand a word on once the model has generated that many tokens.
     return { words, ends: words.map((_, i) => inner.countTokens(words.slice(0, i + 1).join(' '))) };
   });
+  // What the model really wrote for each scripted answer handed on: the model is shown its own words in
+  // later prompts, as the app shows a real model, so what it already holds in its context still matches.
+  const written = new Map<string, string>();
+  const asWritten = (messages: readonly ChatMessage[]): ChatMessage[] =>
+    messages.map((m) => {
+      if (m.role !== 'assistant') return m;
+      const whole = written.get(m.text);
+      if (whole !== undefined) return { ...m, text: whole };
+      // An answer cut where the user stopped it: the same share of what the model wrote.
+      for (const [said, real] of written) if (m.text && said.startsWith(m.text)) return { ...m, text: real.slice(0, Math.round((real.length * m.text.length) / said.length)) };
+      return m;
+    });
   return {
     get info() {
       return inner.info;
     },
     ...(inner.tokenUsage ? { tokenUsage: () => inner.tokenUsage!() } : {}),
+    ...(inner.prefill ? { prefill: (messages, tools) => inner.prefill!(asWritten(messages), tools) } : {}),
     async generate(messages, opts) {
       const { words, ends } = scripts[next++ % scripts.length]!;
       let generated = 0;
@@ -110,7 +123,7 @@ export function scriptedTextModel(inner: LanguageModel, tokens: number): Languag
           opts.onText(delta);
         }
       };
-      const result = await inner.generate(messages, {
+      const result = await inner.generate(asWritten(messages), {
         ...opts,
         maxTokens: tokens,
         onText: () => {
@@ -122,6 +135,7 @@ export function scriptedTextModel(inner: LanguageModel, tokens: number): Languag
       });
       // The model's last token may come in the chunk node-llama-cpp holds back until the end.
       if (result.stopReason !== 'abort' && !opts.signal?.aborted) say(words.length);
+      if (text) written.set(text, result.text);
       return { ...result, text };
     },
     countTokens: (text) => inner.countTokens(text),

@@ -31,7 +31,7 @@ import { FastForwardClock } from '../pipeline/clock';
 import { TimelineOutput } from '../pipeline/speak/output';
 import type { TurnReport } from '../pipeline/report';
 import { runInput } from '../pipeline/run/run-input';
-import { defaultStandinsDir, prepareRealSize, REAL_SIZE_NOTE, realSizeClipEngines, realSizeModel, realSizeReport, realSizeTable, type RealSizeReport, type RealSizeSetup } from '../bench/real-size';
+import { defaultStandinsDir, prepareRealSize, REAL_SIZE_NOTE, realSizeClipEngines, realSizeModel, realSizeReport, realSizeTable, type PromptTokenCounts, type RealSizeReport, type RealSizeSetup } from '../bench/real-size';
 import type { RoomClip } from '../bench/room-corpus';
 import type { LoadedEngines } from '../pipeline/load-engines';
 import type { ToolSpec } from '../engines/tool-calls';
@@ -232,7 +232,7 @@ Usage: ${USAGE}
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
   const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
   const tools = values.tools ? benchToolbox(settings) : null;
-  const promptTokens: number[] = [];
+  const promptTokens: PromptTokenCounts = { perAnswer: [], prefilled: 0 };
   const engines = await loadBenchEngines(settings, values.models, realSize, promptTokens, tools?.specs ?? []);
   const forClip: ClipEngines = realSize ? (e, clip, clock) => realSizeClipEngines(e, clip.speech, clock) : (e) => e;
   const account = newAccount();
@@ -338,7 +338,7 @@ function parseGains(spec: string): number[] {
 }
 
 /** The engines as loaded, or (--real-size) the stand-ins with the language model's words scripted and its prompt tokens counted. */
-async function loadBenchEngines(settings: Settings, models: string | undefined, realSize: RealSizeSetup | null, promptTokens: number[], tools: readonly ToolSpec[] = []): Promise<LoadedEngines> {
+async function loadBenchEngines(settings: Settings, models: string | undefined, realSize: RealSizeSetup | null, promptTokens: PromptTokenCounts, tools: readonly ToolSpec[] = []): Promise<LoadedEngines> {
   const loaded = await loadEngines(settings, realSize?.root ?? models, tools, realSize?.catalog);
   return realSize ? { ...loaded, llm: realSizeModel(loaded.llm, settings.llm.maxTokens, promptTokens) } : loaded;
 }
@@ -350,7 +350,7 @@ async function benchRooms(settings: Settings, values: { rooms: string; models?: 
   const only = values.quick ? QUICK_CLIPS : values.clips === undefined ? null : values.clips.split(',').map((c) => c.trim());
   const rooms = await readRooms(path.resolve(values.rooms));
   const clips = await readRoomCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS), only);
-  const engines = await loadBenchEngines(settings, values.models, realSize, []);
+  const engines = await loadBenchEngines(settings, values.models, realSize, { perAnswer: [], prefilled: 0 });
   const words = (clip: RoomClip) => clip.speech.flatMap((s) => (s.text ? [{ text: s.text, startMs: s.startMs, endMs: s.endMs }] : []));
   let result;
   try {

@@ -82,6 +82,12 @@ export interface LanguageModel {
   generate(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult>;
   /** How many tokens `text` takes in this model (keeping the history within the context). */
   countTokens(text: string): number;
+  /**
+   * Where the model runs here: evaluates the conversation and the user's words so far ahead of the
+   * answer (the last message, the user's, left open), so that the end of the turn leaves only its last
+   * words to evaluate. Any answer asked for stops it. Absent for a server, which has no lasting context here.
+   */
+  prefill?(messages: readonly ChatMessage[], tools?: readonly ToolSpec[]): Promise<void>;
   /** Tokens evaluated (prompt) and generated so far, where the engine counts them (the local model). */
   tokenUsage?(): { input: number; output: number };
   dispose(): Promise<void>;

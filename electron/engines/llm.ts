@@ -88,6 +88,8 @@ export class LlamaEngine implements LanguageModel {
   readonly callsTools: boolean;
   /** Answers one at a time: the session and the chat share one context sequence. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The prefill running or queued, if any: an answer asked for stops it. */
+  private prefilling: AbortController | null = null;
 
   private constructor(
     private readonly model: LlamaModel,
@@ -168,6 +170,7 @@ export class LlamaEngine implements LanguageModel {
   async generate(messages: readonly ChatMessage[], opts: GenerateOptions): Promise<GenerateResult> {
     const last = messages[messages.length - 1];
     if (last?.role !== 'user') throw new Error('the conversation must end with a user message');
+    this.prefilling?.abort();
     const answer = this.queue.then(() => (opts.tools?.length && this.callsTools ? this.withTools(messages, opts) : this.plain(messages, last.text, opts)));
     this.queue = answer.catch(() => {});
     return answer;
@@ -203,6 +206,37 @@ export class LlamaEngine implements LanguageModel {
     // The session's history is what the sequence now holds, as after an answer without tools.
     this.session.setChatHistory(evaluated);
     return result;
+  }
+
+  /**
+   * Evaluates the conversation and the user's words so far into the context, their message left open,
+   * so that when the turn ends only its last words are left to evaluate: the next prefill or answer
+   * shares everything up to the first token that differs. The same functions as the answer's keep that
+   * prefix the same. The lowest priority: an answer asked for, or another prefill, stops it.
+   */
+  prefill(messages: readonly ChatMessage[], tools?: readonly ToolSpec[]): Promise<void> {
+    if (messages[messages.length - 1]?.role !== 'user') return Promise.reject(new Error('the conversation must end with a user message'));
+    this.prefilling?.abort();
+    const controller = new AbortController();
+    this.prefilling = controller;
+    const run = this.queue
+      .then(async () => {
+        if (controller.signal.aborted) return;
+        const history = messages.map(historyItem);
+        const functions = tools?.length && this.callsTools ? toFunctions(tools) : {};
+        const withFunctions = Object.keys(functions).length > 0 && roomFor(this.chat, history, functions, 0);
+        try {
+          await this.chat.loadChatAndCompleteUserMessage(history, { ...(withFunctions ? { functions } : {}), maxTokens: 0, signal: controller.signal, stopOnAbortSignal: true });
+        } catch (e) {
+          // Stopped mid-evaluation: what was evaluated stays in the context for the answer.
+          if (!controller.signal.aborted) throw e;
+        }
+      })
+      .finally(() => {
+        if (this.prefilling === controller) this.prefilling = null;
+      });
+    this.queue = run.catch(() => {});
+    return run;
   }
 
   countTokens(text: string): number {

@@ -10,6 +10,7 @@ import type { AnswerDeps } from './answer-stream';
 import type { ToolConfirmations } from './confirmation';
 import { Draft } from './draft';
 import { HoldingPhrases } from './holding-phrase';
+import { ListenAhead } from './listen-ahead';
 import { Reply } from './reply';
 import { newTurnRecord, turnReport } from './turn-record';
 
@@ -54,11 +55,15 @@ export class Answers {
   /** Replies run one at a time on the LLM: a new one waits for the previous to settle. */
   private llmChain: Promise<void> = Promise.resolve();
   private readonly holding: HoldingPhrases;
+  /** The user's words fed to the model as they are heard. */
+  private readonly ahead: ListenAhead;
 
   constructor(
     private readonly ctx: PipelineContext,
     private readonly deps: AnswersDeps,
   ) {
+    const box = deps.tools;
+    this.ahead = new ListenAhead({ llm: deps.llm, conversation: deps.conversation, tools: () => (box && !box.empty ? box.specs : undefined) });
     this.holding = new HoldingPhrases(deps.tts);
     this.holding.prepare(ctx.settings().tts);
   }
@@ -92,6 +97,7 @@ export class Answers {
    */
   prepare(tentative: () => Promise<string>): void {
     this.dropDraft(false);
+    this.ahead.stop();
     const own = tentative();
     const carried = this.carried?.transcript;
     const words = carried ? Promise.all([carried, own]).then((parts) => parts.filter(Boolean).join(' ')) : own;
@@ -99,6 +105,15 @@ export class Answers {
     this.draft = draft;
     this.draftedAtMs = draft.startedMs;
     this.llmChain = draft.done;
+  }
+
+  /**
+   * Words of the speech in progress, heard while nothing is being answered: fed to the model ahead of
+   * the turn's end. Not for a turn that continues one whose answer was dropped (its words join later).
+   */
+  heard(words: string): void {
+    if (this.carried || this.any) return;
+    this.ahead.heard(words);
   }
 
   /** The draft will not be used: the user went on (or a new turn began: `newTurn` forgets it was ever made). */
@@ -110,6 +125,7 @@ export class Answers {
 
   /** Starts the answer to a turn that has ended, taking the draft prepared for it if its words fit. */
   start(turn: EndedTurn): void {
+    this.ahead.stop();
     const carried = this.carried;
     this.carried = null;
     const record = newTurnRecord({

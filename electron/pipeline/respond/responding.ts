@@ -203,6 +203,12 @@ export class Responding {
       }
       case 'words':
         this.heardWords(e.text, e.atMs);
+        if (this.ctx.settings().prepareAnswers && !this.bargeIn.holding) {
+          this.refreshNow();
+          void this.wake
+            .requestWords(() => Promise.resolve(e.text))()
+            .then((words) => this.answers.heard(words));
+        }
         break;
       case 'pause':
         // Acknowledgement-like words and a pause: full volume while the end of the turn is awaited.

@@ -1,0 +1,65 @@
+import type { LanguageModel } from '../../engines/llm-types';
+import type { ToolSpec } from '../../engines/tool-calls';
+import type { Conversation } from './conversation';
+
+export interface ListenAheadDeps {
+  llm: LanguageModel;
+  conversation: Conversation;
+  /** The tools the answer will be offered: the prefill must frame the prompt as the answer will. */
+  tools: () => readonly ToolSpec[] | undefined;
+}
+
+/**
+ * The user's words fed to the language model while they are still talking: each time the recognizer
+ * hears more, the conversation and the words so far are evaluated into the model's context, their
+ * message left open. When the turn ends, the prepared answer or the reply shares all of that and
+ * evaluates only the last words, so a long request costs no more after it ends than a short one.
+ * One prefill at a time; words heard meanwhile wait, and only the latest is fed. Any answer asked of
+ * the model stops a prefill in flight (the engine's rule); what it evaluated stays.
+ */
+export class ListenAhead {
+  private running = false;
+  /** The words waiting to be fed, newest only. */
+  private waiting: string | null = null;
+  /** The words last fed, to skip a repeat. */
+  private fed = '';
+
+  constructor(private readonly deps: ListenAheadDeps) {}
+
+  /** Whether the model can be fed ahead (a server keeps no context here). */
+  get available(): boolean {
+    return typeof this.deps.llm.prefill === 'function';
+  }
+
+  /** The words of the speech in progress so far. */
+  heard(words: string): void {
+    if (!this.available || !words.trim()) return;
+    this.waiting = words;
+    if (!this.running) void this.pump();
+  }
+
+  /** The turn ended or was dropped: words still waiting are not fed. */
+  stop(): void {
+    this.waiting = null;
+    this.fed = '';
+  }
+
+  private async pump(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.waiting !== null) {
+        const words = this.waiting;
+        this.waiting = null;
+        if (words === this.fed) continue;
+        this.fed = words;
+        const { llm, conversation } = this.deps;
+        conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t));
+        const messages = [...conversation.messages(), conversation.userMessage(words)];
+        // A failed prefill costs nothing but its time: the answer evaluates what it needs itself.
+        await llm.prefill!(messages, this.deps.tools()).catch(() => {});
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
