@@ -33,6 +33,25 @@ const QWEN25_7B_BYTES = 4_683_074_240;
 /** Two third parties agree on the size; one gives the sha256 (shared/reference/default-models.md). */
 const QWEN3_4B_2507_BYTES = 2_497_281_120;
 
+/**
+ * sherpa-onnx's archive of the Piper LibriTTS-R medium voice (one build of it): one top folder with the
+ * model, its tokens and espeak-ng-data/, whose files' sizes and sha256 no source gives.
+ */
+function piperLibritts(v: { id: string; name: string; description: string; archive: { url: string; bytes: number; sha256: string }; others: string[] }): ModelEntry {
+  const model = 'en_US-libritts_r-medium.onnx';
+  return {
+    id: v.id,
+    kind: 'tts',
+    name: v.name,
+    description: v.description,
+    licence: 'Voice MIT; LibriTTS-R data CC-BY-4.0 (attribution); bundled espeak-ng-data GPL-3.0-or-later',
+    source: 'https://github.com/k2-fsa/sherpa-onnx/releases/tag/tts-models',
+    archive: { ...v.archive, stripComponents: 1, unconfirmed: true },
+    files: [model, ...v.others, 'tokens.txt'].map((name) => ({ name, unconfirmed: true })),
+    engine: { engine: 'sherpa-tts', family: 'vits', model, tokens: 'tokens.txt', dataDir: 'espeak-ng-data' },
+  };
+}
+
 export const DEFAULT_CATALOG: readonly ModelEntry[] = [
   // ---------------------------------------------------------------- VAD
   {
@@ -221,42 +240,41 @@ export const DEFAULT_CATALOG: readonly ModelEntry[] = [
     memoryMiB: llmMemoryMiB(QWEN25_7B_BYTES),
   },
 
-  // ---------------------------------------------------------------- TTS (Piper first: it is the tts default)
-  // Both voices need espeak-ng-data, which is hundreds of small files: the sherpa archives bundle a
-  // copy, so these two come as archives (no per-file HF download for that directory).
-  {
+  // ---------------------------------------------------------------- TTS (Piper fp32 first: it is the tts default)
+  // Every voice needs espeak-ng-data, which is hundreds of small files: the sherpa archives bundle a
+  // copy, so the voices come as archives (no per-file HF download for that directory).
+  // The default voice: float32. onnxruntime's int8 convolution (ConvInteger) is slow on x86, so the
+  // int8 build synthesizes about 2.2 times slower here (docs/benchmarks.md), for a download 59 MB smaller.
+  piperLibritts({
+    id: 'vits-piper-en_US-libritts_r-medium',
+    name: 'Piper LibriTTS-R medium US English',
+    description:
+      'Fast VITS voice, 904 speakers, 22,050 Hz, float32. Runs faster than real time on one Raspberry Pi 4 thread ' +
+      '(RTF 0.790), and about twice as fast as its int8 build on a laptop CPU.',
+    archive: {
+      url: GH_TTS + 'vits-piper-en_US-libritts_r-medium.tar.bz2',
+      // Size and sha256: two third-party catalogs give the same values; not yet measured by `models lock`.
+      bytes: 82_038_311,
+      sha256: '10dc268f3e371696d721486123e2705a9fc1faa113491979fde4d88dba1f1b1c',
+    },
+    // The two files both third parties list in the archive's top folder (beside espeak-ng-data/).
+    others: [],
+  }),
+  piperLibritts({
     id: 'vits-piper-en_US-libritts_r-medium-int8',
-    kind: 'tts',
     name: 'Piper LibriTTS-R medium US English, int8',
     description:
-      'Fast VITS voice, 904 speakers, 22,050 Hz. The fp32 model runs faster than real time on one Raspberry Pi 4 ' +
-      'thread (RTF 0.790), so a laptop has ample headroom.',
-    licence:
-      'Voice MIT; LibriTTS-R data CC-BY-4.0 (attribution); bundled espeak-ng-data GPL-3.0-or-later',
-    source: 'https://github.com/k2-fsa/sherpa-onnx/releases/tag/tts-models',
+      'The same voice, int8: a smaller download, and about half as fast as the float32 build on a laptop CPU ' +
+      '(onnxruntime\'s int8 convolution is slow on x86).',
     archive: {
       url: GH_TTS + 'vits-piper-en_US-libritts_r-medium-int8.tar.bz2',
       bytes: 23_398_348,
       sha256: '7e4552e239988f4896872822b56e99e0e9e00958164e3f6bdf5ee14391fbe829',
-      stripComponents: 1,
-      unconfirmed: true,
     },
-    files: [
-      // The archive's top folder holds these and espeak-ng-data/ (the int8 model keeps the fp32
-      // name). Their sizes and sha256 are not published: `npm run models -- lock` measures them.
-      { name: 'en_US-libritts_r-medium.onnx', unconfirmed: true },
-      { name: 'en_US-libritts_r-medium.onnx.json', unconfirmed: true },
-      { name: 'tokens.txt', unconfirmed: true },
-      { name: 'MODEL_CARD', unconfirmed: true },
-    ],
-    engine: {
-      engine: 'sherpa-tts',
-      family: 'vits',
-      model: 'en_US-libritts_r-medium.onnx',
-      tokens: 'tokens.txt',
-      dataDir: 'espeak-ng-data',
-    },
-  },
+    // The archive's top folder holds these beside the model, tokens and espeak-ng-data/ (the int8 model
+    // keeps the fp32 name). Their sizes and sha256 are not published: `npm run models -- lock` measures them.
+    others: ['en_US-libritts_r-medium.onnx.json', 'MODEL_CARD'],
+  }),
   {
     id: 'kokoro-en-v0_19',
     kind: 'tts',

@@ -226,7 +226,7 @@ describe('the WebSocket bridge', () => {
       const snap = (await c.request({ type: 'get-snapshot' })) as Snapshot;
       assert.equal(snap.status.phase, 'setup');
       const setup = snap.status.setup!;
-      assert.deepEqual(setup.models.map((m) => m.id), ['silero-vad', 'sherpa-onnx-streaming-zipformer-en-2023-06-26', 'qwen2.5-1.5b-instruct-q4_k_m', 'vits-piper-en_US-libritts_r-medium-int8', 'smart-turn-v3.2-cpu']);
+      assert.deepEqual(setup.models.map((m) => m.id), ['silero-vad', 'sherpa-onnx-streaming-zipformer-en-2023-06-26', 'qwen2.5-1.5b-instruct-q4_k_m', 'vits-piper-en_US-libritts_r-medium', 'smart-turn-v3.2-cpu']);
       assert.match(setup.recommendation?.reason ?? '', /No usable GPU/);
       assert.equal(setup.state, 'waiting');
       assert.ok(setup.totalBytes! > 1_000_000_000);

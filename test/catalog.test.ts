@@ -73,7 +73,8 @@ describe('catalog', () => {
       ['qwen3-4b-instruct-2507-q4_k_m', 'gpu'],
       ['qwen2.5-7b-instruct-q4_k_m', null],
     ]);
-    assert.equal(DEFAULT_CATALOG.filter((e) => e.kind === 'tts').length, 2);
+    // The fp32 Piper voice first (the tts default: faster than its int8 build on x86), the int8 build, Kokoro.
+    assert.deepEqual(DEFAULT_CATALOG.filter((e) => e.kind === 'tts').map((e) => e.id), ['vits-piper-en_US-libritts_r-medium', 'vits-piper-en_US-libritts_r-medium-int8', 'kokoro-en-v0_19']);
   });
 
   for (const e of ALL_MODELS) {

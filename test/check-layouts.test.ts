@@ -28,6 +28,7 @@ describe('npm run check:layouts', { concurrency: true }, () => {
     // Each ran once: the recognizers heard their one word, the voices spoke at their rates.
     assert.match(r.stdout, /^loads  sherpa-onnx-streaming-zipformer-en-2023-06-26  \[streaming zipformer2 transducer\]  heard "HELLO"$/m);
     assert.match(r.stdout, /^loads  sherpa-onnx-nemo-parakeet-tdt-0\.6b-v2-int8  \[NeMo TDT transducer\]  heard "hello"$/m);
+    assert.match(r.stdout, /^loads  vits-piper-en_US-libritts_r-medium  \[piper vits voice\]  spoke \d+\.\d s at 22050 Hz$/m);
     assert.match(r.stdout, /^loads  vits-piper-en_US-libritts_r-medium-int8  \[piper vits voice\]  spoke \d+\.\d s at 22050 Hz$/m);
     assert.match(r.stdout, /^loads  kokoro-en-v0_19  \[kokoro v0\.19 voice\]  spoke \d+\.\d s at 24000 Hz$/m);
     assert.match(r.stdout, /^loads  silero-vad  \[silero-v5 vad\]  speech probability/m);

@@ -125,6 +125,40 @@ describe('streaming recognizer (OnlineRecognizer), whole clip then finish()', ()
     assertWords(t.text, clip('timer_pause').speech.map((s) => s.text).join(' '), 'timer_pause');
   });
 
+  test('a paused peek gives the words so far and cuts there: a later peek decodes on from the cut, and agrees with the final', async () => {
+    const samples = await loadClip16k('timer_pause');
+    const [first, second] = clip('timer_pause').speech;
+    const feed = (session: ReturnType<StreamingRecognizer['createSession']>, from: number, to: number) => {
+      for (let i = from; i < to; i += CHUNK) session.accept(samples.slice(i, Math.min(to, i + CHUNK)));
+    };
+    // 200 ms into the pause between the two phrases, as the pipeline peeks (PAUSE_PEEK_QUIET_MS).
+    const cut = Math.round((first!.end + 0.2) * 16000);
+    const end = Math.round((second!.end + 0.2) * 16000);
+    const session = streaming.createSession(() => {});
+    feed(session, 0, cut);
+    const whole = await session.peek!();
+    assert.equal(await session.peek!({ quietMs: 200 }), whole, 'up to the middle of the silence, the same words as all of it');
+    assertWords(whole, first!.text, 'the first phrase');
+    feed(session, cut, end);
+    const later = await session.peek!({ quietMs: 200 });
+    assertWords(later, `${first!.text} ${second!.text}`, 'the words before the cut, then those after it');
+    feed(session, end, samples.length);
+    assert.equal(await session.finish(), later, 'the final, from the turn\'s own stream, says the same');
+  });
+
+  test('a paused peek whose silence ends in a word already begun leaves that word whole', async () => {
+    const samples = await loadClip16k('timer_pause');
+    const [first, second] = clip('timer_pause').speech;
+    // 60 ms into "ten", before a VAD would say so: the silence claimed includes the word's start.
+    const cut = Math.round((second!.start + 0.06) * 16000);
+    const session = streaming.createSession(() => {});
+    for (let i = 0; i < cut; i += CHUNK) session.accept(samples.slice(i, Math.min(cut, i + CHUNK)));
+    assertWords(await session.peek!({ quietMs: Math.round((second!.start + 0.06 - first!.end) * 1000) }), first!.text, 'the words before the pause only');
+    for (let i = cut; i < samples.length; i += CHUNK) session.accept(samples.slice(i, Math.min(samples.length, i + CHUNK)));
+    assertWords(await session.peek!(), `${first!.text} ${second!.text}`, '"ten" whole after the cut');
+    assertWords(await session.finish(), `${first!.text} ${second!.text}`, 'and in the final');
+  });
+
   test('silence: empty transcript, no partial', async () => {
     const t = await transcribe(streaming, await loadClip16k('silence'), yieldToThread);
     assert.equal(t.text, '');

@@ -64,10 +64,10 @@ function stt(inner: SpeechRecognizer, a: EngineAccount): SpeechRecognizer {
     // A prepared answer's transcript: recognizer work too, counted like the final decode.
     ...(s.peek
       ? {
-          peek: async () => {
+          peek: async (opts?: { quietMs?: number }) => {
             const t0 = now();
             try {
-              return await s.peek!();
+              return await s.peek!(opts);
             } finally {
               a.stt.ms += now() - t0;
             }

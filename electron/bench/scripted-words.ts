@@ -42,7 +42,7 @@ export function manifestWordsRecognizer(inner: SpeechRecognizer, segments: reado
       accept: (samples) => s.accept(samples),
       finish: async () => (await s.finish(), heard()),
       abort: () => s.abort(),
-      ...(s.peek ? { peek: async () => (await s.peek!(), heard()) } : {}),
+      ...(s.peek ? { peek: async (opts?: { quietMs?: number }) => (await s.peek!(opts), heard()) } : {}),
     };
   };
   return {

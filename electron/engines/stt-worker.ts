@@ -12,7 +12,8 @@ export type ToWorker =
   | { type: 'accept'; id: number; samples: Float32Array }
   | { type: 'finish'; id: number }
   /** What finish would give now: the stream's audio decoded afresh, ended the same way; the stream goes on. */
-  | { type: 'peek'; id: number; request: number }
+  /** `quietSamples`: how many of the last samples fed are the silence after the words (0: unknown). */
+  | { type: 'peek'; id: number; request: number; quietSamples: number }
   | { type: 'abort'; id: number };
 
 export type FromWorker =
@@ -45,7 +46,19 @@ try {
 }
 
 /** Open streams; a stream that failed keeps its error until its turn's finish reports it. */
-const streams = new Map<number, { stream: OnlineStream; text: string; audio: Float32Array[] } | { error: string }>();
+/**
+ * Open streams; a stream that failed keeps its error until its turn's finish reports it. `cut`: a
+ * point inside a pause a peek has decoded up to, and the words before it, so the next peek decodes
+ * only the audio after it (a long turn costs no more to peek than its last stretch of speech).
+ */
+interface Open {
+  stream: OnlineStream;
+  text: string;
+  audio: Float32Array[];
+  samples: number;
+  cut: { at: number; text: string } | null;
+}
+const streams = new Map<number, Open | { error: string }>();
 
 /** The end a stream is given at finish: trailing silence flushes the model's right context (without it the last word is lost). */
 function finishStream(rec: OnlineRecognizer, stream: OnlineStream): string {
@@ -59,9 +72,23 @@ function drain(rec: OnlineRecognizer, stream: OnlineStream): string {
   return rec.getResult(stream).text;
 }
 
+/** Samples `[from, to)` of a stream's audio, kept as the chunks it was fed in. */
+function samplesBetween(audio: readonly Float32Array[], from: number, to: number): Float32Array {
+  const out = new Float32Array(Math.max(0, to - from));
+  let at = 0;
+  for (const a of audio) {
+    const lo = Math.max(from - at, 0);
+    const hi = Math.min(to - at, a.length);
+    if (hi > lo) out.set(a.subarray(lo, hi), at + lo - from);
+    at += a.length;
+    if (at >= to) break;
+  }
+  return out;
+}
+
 function handle(rec: OnlineRecognizer, m: ToWorker): void {
   if (m.type === 'open') {
-    streams.set(m.id, { stream: rec.createStream(), text: '', audio: [] });
+    streams.set(m.id, { stream: rec.createStream(), text: '', audio: [], samples: 0, cut: null });
     return;
   }
   if (m.type === 'peek') {
@@ -70,10 +97,17 @@ function handle(rec: OnlineRecognizer, m: ToWorker): void {
       send({ type: 'peeked', request: m.request, text: '', error: s ? s.error : 'the turn has ended' });
       return;
     }
-    // A fresh stream over the same audio, ended as finish ends it: the same decoding as the final.
+    // A fresh stream over the audio since the last cut, ended as finish ends it: the same decoding as
+    // the final, which the turn's own stream (never touched here) gives. With the silence after the
+    // words known, this peek decodes only up to the middle of it (a word beginning at its end, not yet
+    // caught by the VAD, is left whole for later) and marks a new cut there.
+    const from = s.cut?.at ?? 0;
+    const to = m.quietSamples > 0 ? Math.max(from, s.samples - Math.floor(Math.min(m.quietSamples, s.samples) / 2)) : s.samples;
     const copy = rec.createStream();
-    for (const samples of s.audio) copy.acceptWaveform({ samples, sampleRate });
-    send({ type: 'peeked', request: m.request, text: finishStream(rec, copy) });
+    copy.acceptWaveform({ samples: samplesBetween(s.audio, from, to), sampleRate });
+    const text = [s.cut?.text ?? '', finishStream(rec, copy)].map((t) => t.trim()).filter(Boolean).join(' ');
+    if (m.quietSamples > 0) s.cut = { at: to, text };
+    send({ type: 'peeked', request: m.request, text });
     return;
   }
   const s = streams.get(m.id);
@@ -86,6 +120,7 @@ function handle(rec: OnlineRecognizer, m: ToWorker): void {
   if (m.type === 'accept') {
     s.stream.acceptWaveform({ samples: m.samples, sampleRate });
     s.audio.push(m.samples);
+    s.samples += m.samples.length;
     const text = drain(rec, s.stream);
     if (text !== s.text) send({ type: 'partial', id: m.id, text });
     s.text = text;

@@ -5,6 +5,11 @@ import { UserError } from '../errors';
 import type { FromWorker, ToWorker, WorkerConfig } from './stt-worker';
 
 export const STT_SAMPLE_RATE = 16000;
+/**
+ * Silence after the words before a pause's peek may cut the turn there: a dip inside a word (a stop
+ * consonant's closure) is far shorter, so the cut lands in a gap between words.
+ */
+export const PAUSE_PEEK_QUIET_MS = 150;
 /** Audio messages (one per 32 ms window) in flight to the recognizer thread before it counts as behind. */
 const BACKLOG_WINDOWS = 3;
 
@@ -16,8 +21,11 @@ export interface SttSession {
   /**
    * What finish() would give if the turn ended now, decoded the same way, without ending it: the
    * transcript an answer is prepared from while the user pauses. Absent where it cannot be had.
+   * `quietMs`: the audio fed so far ends in this much silence after the words (PAUSE_PEEK_QUIET_MS at
+   * least): a streaming recognizer then decodes up to the middle of it and keeps that point, so the
+   * next peek decodes only the speech after it instead of the whole turn again.
    */
-  peek?(): Promise<string>;
+  peek?(opts?: { quietMs?: number }): Promise<string>;
   /** Drops the turn: no more partials, finish() is never awaited. */
   abort(): void;
 }
@@ -160,6 +168,7 @@ export class StreamingRecognizer implements SpeechRecognizer {
     if (m.type === 'peeked') {
       const p = this.peeks.get(m.request);
       this.peeks.delete(m.request);
+      this.release();
       if (m.error === undefined) p?.resolve(normalize(m.text));
       else p?.reject(new Error(`Speech recognition failed: ${m.error}`));
       return;
@@ -182,13 +191,13 @@ export class StreamingRecognizer implements SpeechRecognizer {
     this.partials.clear();
   }
 
-  /** The thread is referenced while a finish() waits on it, so the process stays up for the answer. */
+  /** The thread is referenced while a finish() or a peek() waits on it, so the process stays up for the answer. */
   private hold(): void {
-    if (this.finals.size === 0) this.worker.ref();
+    if (this.finals.size === 0 && this.peeks.size === 0) this.worker.ref();
   }
 
   private release(): void {
-    if (this.finals.size === 0) this.worker.unref();
+    if (this.finals.size === 0 && this.peeks.size === 0) this.worker.unref();
   }
 
   createSession(onPartial: (text: string) => void): SttSession {
@@ -223,13 +232,14 @@ export class StreamingRecognizer implements SpeechRecognizer {
           this.post({ type: 'finish', id });
         });
       },
-      peek: () => {
+      peek: (opts) => {
         if (done) return Promise.resolve(last);
         if (this.stopped) return Promise.reject(this.stopped);
         const request = this.nextPeek++;
         return new Promise<string>((resolve, reject) => {
+          this.hold();
           this.peeks.set(request, { resolve, reject });
-          this.post({ type: 'peek', id, request });
+          this.post({ type: 'peek', id, request, quietSamples: Math.round(((opts?.quietMs ?? 0) * STT_SAMPLE_RATE) / 1000) });
         });
       },
       abort: () => {

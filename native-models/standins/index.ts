@@ -15,7 +15,7 @@ import { modelDir } from '../resolver';
 import type { ModelEntry } from '../types';
 import { KOKORO_EN_V0_19_STANDIN } from './kokoro';
 import { NEMO_PARAKEET_TDT_V2_STANDIN } from './nemo-tdt-transducer';
-import { PIPER_LIBRITTS_R_INT8 } from './piper-vits';
+import { PIPER_LIBRITTS_R_FP32, PIPER_LIBRITTS_R_INT8 } from './piper-vits';
 import { QWEN25_1_5B_STANDIN, QWEN3_4B_STANDIN } from './qwen-llm';
 import { SMART_TURN_V3_2_STANDIN } from './smart-turn';
 import { ZIPFORMER2_EN_2023_06_26_STANDIN } from './zipformer2-transducer';
@@ -41,7 +41,7 @@ const SILERO_VAD: StandinGenerator = {
   },
 };
 
-export const STANDIN_GENERATORS: readonly StandinGenerator[] = [SILERO_VAD, ZIPFORMER2_EN_2023_06_26_STANDIN, QWEN25_1_5B_STANDIN, QWEN3_4B_STANDIN, NEMO_PARAKEET_TDT_V2_STANDIN, PIPER_LIBRITTS_R_INT8, KOKORO_EN_V0_19_STANDIN, SMART_TURN_V3_2_STANDIN];
+export const STANDIN_GENERATORS: readonly StandinGenerator[] = [SILERO_VAD, ZIPFORMER2_EN_2023_06_26_STANDIN, QWEN25_1_5B_STANDIN, QWEN3_4B_STANDIN, NEMO_PARAKEET_TDT_V2_STANDIN, PIPER_LIBRITTS_R_FP32, PIPER_LIBRITTS_R_INT8, KOKORO_EN_V0_19_STANDIN, SMART_TURN_V3_2_STANDIN];
 
 export interface StandinRecord {
   version: number;

@@ -1,14 +1,14 @@
 /**
- * A real-size stand-in for the Piper voice vits-piper-en_US-libritts_r-medium-int8: the VITS graph
+ * A real-size stand-in for the Piper voice vits-piper-en_US-libritts_r-medium (and its -int8 build): the VITS graph
  * piper exports (input, input_lengths, scales = [noise, length, noise_w], sid → output [1, 1, T])
  * computing the whole inference path with random weights: speaker embedding (904 × 512), text
  * encoder, stochastic duration predictor in reverse, durations → ceil → monotonic alignment
  * (expanding the prior frame by frame), flow in reverse, HiFi-GAN generator. Its durations are
  * calibrated (vits-duration.ts), so a text gives as much audio, and costs as much, as with the real voice.
  *
- * Two forms: `int8`, what the catalog ships (sherpa-onnx's dynamic QUInt8 quantization, see
- * vits-ops.ts), and `fp32`, piper's own export of the same voice (sherpa-onnx's
- * vits-piper-en_US-libritts_r-medium, with the same file names), for comparing their speed.
+ * Two forms: `fp32`, piper's own export (sherpa-onnx's vits-piper-en_US-libritts_r-medium, the
+ * default voice), and `int8`, its smaller build (sherpa-onnx's dynamic QUInt8 quantization, see
+ * vits-ops.ts; the same file names).
  */
 import { lstatSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
@@ -102,10 +102,10 @@ function writeVoice(form: PiperForm, dir: string, entry: ModelEntry, opts: { sca
   return { parameters: g.parameters, files };
 }
 
-/** The stand-in of the voice in one form (`int8`, the catalog's, by default). */
+/** The stand-in of the voice in one form: `fp32` is the catalog's default voice, `int8` its smaller build. */
 export function piperVitsStandin(form: PiperForm = 'int8'): PiperStandinGenerator {
   return {
-    id: 'vits-piper-en_US-libritts_r-medium-int8',
+    id: form === 'int8' ? 'vits-piper-en_US-libritts_r-medium-int8' : 'vits-piper-en_US-libritts_r-medium',
     form,
     // 78.6 MB of float32 is 19.65 M; the inference graph proper (without the posterior encoder,
     // the duration predictor's training-only flows and the first ConvFlow) has 19.50 M.

@@ -98,6 +98,7 @@ export const DEFAULT_LAYOUTS: Readonly<Record<string, Layout>> = {
   'qwen2.5-7b-instruct-q4_k_m': { name: 'gguf qwen2', architecture: 'qwen2' },
   // Qwen3's GGUFs say general.architecture = qwen3 (unsloth's as well).
   'qwen3-4b-instruct-2507-q4_k_m': { name: 'gguf qwen3', architecture: 'qwen3' },
+  'vits-piper-en_US-libritts_r-medium': PIPER_VITS,
   'vits-piper-en_US-libritts_r-medium-int8': PIPER_VITS,
   'kokoro-en-v0_19': KOKORO_V0_19_VOICE,
   'smart-turn-v3.2-cpu': SMART_TURN_V3,

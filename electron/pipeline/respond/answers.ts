@@ -28,6 +28,8 @@ interface Carried {
   speechStartMs: number;
   startedBy: StartedBy;
   transcript: Promise<string>;
+  /** The transcript once it has come (to feed the model ahead with the words that follow it). */
+  text?: string;
 }
 
 /** What answers are written with, besides the context; `before` is kept here (the LLM chain). */
@@ -73,6 +75,11 @@ export class Answers {
     return this.pending.length > 0;
   }
 
+  /** The turn in progress continues one whose answer was dropped unheard. */
+  get continuing(): boolean {
+    return this.carried !== null;
+  }
+
   /** Some answer has not been stopped. */
   get anyUnstopped(): boolean {
     return this.pending.some((p) => !p.reply.aborted);
@@ -109,11 +116,12 @@ export class Answers {
 
   /**
    * Words of the speech in progress, heard while nothing is being answered: fed to the model ahead of
-   * the turn's end. Not for a turn that continues one whose answer was dropped (its words join later).
+   * the turn's end, after the words of a turn it continues (once that transcript has come).
    */
   heard(words: string): void {
-    if (this.carried || this.any) return;
-    this.ahead.heard(words);
+    if (this.any) return;
+    if (!this.carried) this.ahead.heard(words);
+    else if (this.carried.text !== undefined) this.ahead.heard([this.carried.text, words].filter(Boolean).join(' '));
   }
 
   /** The draft will not be used: the user went on (or a new turn began: `newTurn` forgets it was ever made). */
@@ -220,7 +228,9 @@ export class Answers {
       p.reply.discard();
       if (p.settled) this.updateHistory(p.reply);
       const first = this.carried ?? p.reply.record;
-      this.carried = { speechStartMs: first.speechStartMs, startedBy: first.startedBy, transcript: p.reply.transcript };
+      const carried: Carried = { speechStartMs: first.speechStartMs, startedBy: first.startedBy, transcript: p.reply.transcript };
+      carried.transcript.then((text) => (carried.text = text)).catch(() => {});
+      this.carried = carried;
       this.ctx.events.emit({ type: 'merged', t: atMs, turn: p.reply.turn });
     }
   }

@@ -73,6 +73,8 @@ export class Responding {
   /** The question about a tool that changes something, open until the next turn or silence. */
   private readonly confirmations = new ToolConfirmations();
   private readonly tools: Toolbox | null;
+  /** The line about the present was set when the turn in progress began (see turnBegins). */
+  private nowSetForTurn = false;
 
   constructor(
     private readonly ctx: PipelineContext,
@@ -110,7 +112,9 @@ export class Responding {
       confirmations: this.confirmations,
     });
     this.wake = new WakeGate(ctx, (turn) => {
-      this.refreshNow();
+      if (!this.nowSetForTurn) this.refreshNow();
+      // The next turn tells the present anew.
+      this.nowSetForTurn = false;
       this.answers.start(turn);
     });
   }
@@ -133,6 +137,17 @@ export class Responding {
   /** The window's Stop button, or "stop" said: what rings stops. */
   stopRinging(): void {
     this.timers.stopRinging();
+  }
+
+  /**
+   * The present is told as of when the user began: the words fed ahead, a prepared answer and the
+   * reply then share one prompt, and a minute that turns while they speak does not make the model
+   * evaluate the whole request again.
+   */
+  private turnBegins(): void {
+    // Speech over an answer not yet heard may continue its turn, whose prompt began with the line as it was.
+    if (!this.answers.any && !this.answers.continuing) this.refreshNow();
+    this.nowSetForTurn = true;
   }
 
   /** The line about the present the language model is given with its system prompt. */
@@ -177,11 +192,13 @@ export class Responding {
         break;
       }
       case 'speech-start':
+        this.turnBegins();
         this.answers.dropDraft(true);
         this.apply(this.bargeIn.onSpeechStart(e.atMs, this.phase(e.atMs)), e.startMs);
         break;
       case 'key-down':
       case 'activation':
+        this.turnBegins();
         // Both are explicit: the answer stops at once (or, unheard, the turn goes on), no confirmation needed.
         this.answers.dropDraft(true);
         this.apply(this.bargeIn.onKeyPress(e.atMs, this.phase(e.atMs)), e.type === 'key-down' ? e.startMs : e.atMs);
@@ -204,7 +221,7 @@ export class Responding {
       case 'words':
         this.heardWords(e.text, e.atMs);
         if (this.ctx.settings().prepareAnswers && !this.bargeIn.holding) {
-          this.refreshNow();
+          if (!this.nowSetForTurn) this.turnBegins();
           void this.wake
             .requestWords(() => Promise.resolve(e.text))()
             .then((words) => this.answers.heard(words));
@@ -223,7 +240,7 @@ export class Responding {
         // Only when nothing else is being answered, so a draft never races another reply on the LLM.
         if (!e.tentative || !this.ctx.settings().prepareAnswers || this.answers.any || this.bargeIn.holding) break;
         this.answers.dropDraft(false);
-        this.refreshNow();
+        if (!this.nowSetForTurn) this.turnBegins();
         this.answers.prepare(this.wake.requestWords(e.tentative));
         break;
       case 'resume':

@@ -201,6 +201,8 @@ export class TurnTaking {
     const isNewCandidate = events.some((e) => e.type === 'candidate');
     if (!isNewCandidate) this.words.accept(window);
     for (const e of events) this.handle(e);
+    // While the user pauses: the pause's words are decoded once its silence is long enough to close them.
+    this.words.quietFor(atMs - this.lastSpeechEndMs);
     const check = this.turnEnd.due(atMs, this.ctx.settings().endpointing);
     if (check !== null) this.checkTurnEnd(check, atMs);
   }

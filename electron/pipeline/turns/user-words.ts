@@ -1,4 +1,4 @@
-import type { SpeechRecognizer, SttSession } from '../../engines/stt';
+import { PAUSE_PEEK_QUIET_MS, type SpeechRecognizer, type SttSession } from '../../engines/stt';
 
 /** Where the words go as they come. */
 export interface UserWordsLinks {
@@ -18,6 +18,10 @@ export class UserWords {
   private latest = '';
   /** The words so far as the final decode would give them, for the current pause; null when none (or no peek). */
   private atPause: (() => Promise<string>) | null = null;
+  /** The current pause's decode waits for PAUSE_PEEK_QUIET_MS of silence. */
+  private quiet: { ready: () => void; cancel: (e: Error) => void } | null = null;
+  /** The silence after the words, as of the last window fed. */
+  private quietMs = 0;
 
   constructor(
     private readonly stt: SpeechRecognizer,
@@ -47,6 +51,13 @@ export class UserWords {
     this.session?.abort();
     this.session = null;
     this.latest = '';
+    this.endPause();
+  }
+
+  /** The pause's decode is no longer wanted: anything waiting for the silence falls back to the latest words. */
+  private endPause(): void {
+    this.quiet?.cancel(new Error('the pause ended'));
+    this.quiet = null;
     this.atPause = null;
   }
 
@@ -59,17 +70,35 @@ export class UserWords {
     return session ? session.finish().catch(() => interim) : Promise.resolve(interim);
   }
 
-  /** The user paused: the words so far, decoded once when first asked (null when the recognizer cannot peek). */
+  /**
+   * The user paused: the words so far, decoded once when first asked (null when the recognizer cannot
+   * peek). The decode waits until the pause has lasted PAUSE_PEEK_QUIET_MS (told by `quietFor`), so
+   * the recognizer can cut the turn inside it: the next pause decodes only the speech after the cut.
+   */
   pause(): (() => Promise<string>) | null {
+    this.endPause();
     const session = this.session;
+    if (!session?.peek) return null;
+    const quiet = new Promise<void>((ready, cancel) => (this.quiet = { ready, cancel }));
+    // A pause nobody asked the words of ends quietly.
+    quiet.catch(() => {});
     let peeked: Promise<string> | null = null;
-    this.atPause = session?.peek ? () => (peeked ??= session.peek!()) : null;
+    // The silence as of when it is asked for: the recognizer cuts in its middle.
+    this.atPause = () => (peeked ??= quiet.then(() => session.peek!({ quietMs: this.quietMs })));
     return this.atPause;
+  }
+
+  /** The current pause has lasted `ms` of silence since the words ended (told after each window fed). */
+  quietFor(ms: number): void {
+    this.quietMs = ms;
+    if (ms < PAUSE_PEEK_QUIET_MS || !this.quiet) return;
+    this.quiet.ready();
+    this.quiet = null;
   }
 
   /** The user went on: the pause's words are stale. */
   resume(): void {
-    this.atPause = null;
+    this.endPause();
   }
 
   /** The words now: the pause's decode, else (no peek, or it failed) the latest interim words. */
@@ -87,7 +116,7 @@ export class UserWords {
   take(): SttSession | null {
     const session = this.session;
     this.session = null;
-    this.atPause = null;
+    this.endPause();
     this.latest = '';
     return session;
   }
