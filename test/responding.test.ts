@@ -35,6 +35,7 @@ class ManualClock implements Clock {
 
 function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: Settings; contextSize?: number; toolCall?: ToolCall; tools?: Toolbox } = {}) {
   const prompts: string[][] = [];
+  const prefills: string[] = [];
   const llm: LanguageModel = {
     info: { id: 'scripted-llm', backend: 'cpu', gpuDevices: [], gpuLayers: 0, totalLayers: 0, contextSize: opts.contextSize ?? 4096, loadMs: 0, warmUpMs: 0 },
     async generate(messages: readonly ChatMessage[], o) {
@@ -49,6 +50,9 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
       return { text, stopReason: 'eogToken' };
     },
     countTokens: (t) => t.split(' ').length,
+    async prefill(messages: readonly ChatMessage[]) {
+      prefills.push(withoutNow(messages.at(-1)!.text));
+    },
     dispose: async () => {},
   };
   // 10 ms of audio per character.
@@ -87,7 +91,7 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
     r.onTurnEvent({ type: 'end-of-turn', turn });
   };
   const history = () => r.conversation.messages().slice(1).map((m) => `${m.role}:${withoutNow(m.text)}`);
-  return { r, clock, output, log, user, endTurn, prompts, history };
+  return { r, clock, output, log, user, endTurn, prompts, prefills, history };
 }
 
 describe('responding (scripted turn events)', () => {
@@ -240,6 +244,27 @@ describe('prepared answers (scripted turn events)', () => {
   /** The user pauses in turn 0 with these words so far (as the recognizer would finish them now). */
   const pause = (r: Responding, words: string, atMs: number) =>
     r.onTurnEvent({ type: 'pause', atMs, speechEndMs: atMs - 100, turn: 0, tentative: () => Promise.resolve(words) });
+
+  it('feeds the words to the model as they are heard, and not once a prepared answer has asked it', async () => {
+    const { r, clock, prefills, prompts } = setup();
+    const words = async (text: string) => {
+      r.onTurnEvent({ type: 'words', atMs: clock.t, text });
+      await new Promise((res) => setTimeout(res, 5));
+    };
+    clock.t = 500;
+    r.onTurnEvent({ type: 'speech-start', atMs: clock.t, startMs: 400 });
+    await words('what is');
+    await words('what is the weather');
+    assert.deepEqual(prefills, ['what is', 'what is the weather']);
+    clock.t = 1200;
+    pause(r, 'What is the weather', clock.t);
+    await r.drain();
+    await new Promise((res) => setTimeout(res, 20));
+    assert.equal(prompts.length, 1, 'the prepared answer asked the model');
+    // Late interim words in the pause: a prefill now would be evaluated over the prepared answer.
+    await words('what is the weather today');
+    assert.deepEqual(prefills, ['what is', 'what is the weather']);
+  });
 
   it('prepares the answer during the pause without touching history, and plays it the moment the turn ends with the same words', async () => {
     const { r, clock, output, endTurn, history, prompts, log } = setup();

@@ -104,7 +104,6 @@ export class Answers {
    */
   prepare(tentative: () => Promise<string>): void {
     this.dropDraft(false);
-    this.ahead.stop();
     const own = tentative();
     const carried = this.carried?.transcript;
     const words = carried ? Promise.all([carried, own]).then((parts) => parts.filter(Boolean).join(' ')) : own;
@@ -119,7 +118,8 @@ export class Answers {
    * the turn's end, after the words of a turn it continues (once that transcript has come).
    */
   heard(words: string): void {
-    if (this.any) return;
+    // Once a draft has asked the model, it holds the prompt: a prefill queued behind it would evaluate over its answer.
+    if (this.any || this.draft?.asked) return;
     if (!this.carried) this.ahead.heard(words);
     else if (this.carried.text !== undefined) this.ahead.heard([this.carried.text, words].filter(Boolean).join(' '));
   }

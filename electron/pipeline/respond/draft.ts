@@ -77,6 +77,11 @@ export class Draft {
     return this.running;
   }
 
+  /** The language model has been asked for it (it holds the model's context from then on). */
+  get asked(): boolean {
+    return this.llmStartMs !== null;
+  }
+
   private now(): number {
     return this.deps.clock.now();
   }
