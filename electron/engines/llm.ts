@@ -249,6 +249,9 @@ export class LlamaEngine implements LanguageModel {
   }
 
   async dispose(): Promise<void> {
+    // A prefill may be evaluating (the user was talking): freeing the context under it never returns.
+    this.prefilling?.abort();
+    await this.queue;
     this.chat.dispose();
     this.session.dispose();
     await this.context.dispose();

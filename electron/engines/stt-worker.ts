@@ -48,8 +48,9 @@ try {
 /** Open streams; a stream that failed keeps its error until its turn's finish reports it. */
 /**
  * Open streams; a stream that failed keeps its error until its turn's finish reports it. `cut`: a
- * point inside a pause a peek has decoded up to, and the words before it, so the next peek decodes
- * only the audio after it (a long turn costs no more to peek than its last stretch of speech).
+ * point inside a pause a peek has decoded up to, and the words before it, so the next peek (and the
+ * final) decodes only the audio after it: a long turn costs no more than its last stretch of speech.
+ * The turn's own stream gives the interim words, and the final of a turn never cut.
  */
 interface Open {
   stream: OnlineStream;
@@ -86,6 +87,17 @@ function samplesBetween(audio: readonly Float32Array[], from: number, to: number
   return out;
 }
 
+/**
+ * The words up to sample `to`: those before the last cut as decoded then, and a fresh stream over the
+ * audio since, ended as finish ends it. Without a cut, the whole turn decoded afresh.
+ */
+function decodeFromCut(rec: OnlineRecognizer, s: Open, to: number): string {
+  const from = s.cut?.at ?? 0;
+  const copy = rec.createStream();
+  copy.acceptWaveform({ samples: samplesBetween(s.audio, from, to), sampleRate });
+  return [s.cut?.text ?? '', finishStream(rec, copy)].map((t) => t.trim()).filter(Boolean).join(' ');
+}
+
 function handle(rec: OnlineRecognizer, m: ToWorker): void {
   if (m.type === 'open') {
     streams.set(m.id, { stream: rec.createStream(), text: '', audio: [], samples: 0, cut: null });
@@ -97,15 +109,10 @@ function handle(rec: OnlineRecognizer, m: ToWorker): void {
       send({ type: 'peeked', request: m.request, text: '', error: s ? s.error : 'the turn has ended' });
       return;
     }
-    // A fresh stream over the audio since the last cut, ended as finish ends it: the same decoding as
-    // the final, which the turn's own stream (never touched here) gives. With the silence after the
-    // words known, this peek decodes only up to the middle of it (a word beginning at its end, not yet
-    // caught by the VAD, is left whole for later) and marks a new cut there.
-    const from = s.cut?.at ?? 0;
-    const to = m.quietSamples > 0 ? Math.max(from, s.samples - Math.floor(Math.min(m.quietSamples, s.samples) / 2)) : s.samples;
-    const copy = rec.createStream();
-    copy.acceptWaveform({ samples: samplesBetween(s.audio, from, to), sampleRate });
-    const text = [s.cut?.text ?? '', finishStream(rec, copy)].map((t) => t.trim()).filter(Boolean).join(' ');
+    // With the silence after the words known, this peek decodes only up to the middle of it (a word
+    // beginning at its end, not yet caught by the VAD, is left whole for later) and marks a cut there.
+    const to = m.quietSamples > 0 ? Math.max(s.cut?.at ?? 0, s.samples - Math.floor(Math.min(m.quietSamples, s.samples) / 2)) : s.samples;
+    const text = decodeFromCut(rec, s, to);
     if (m.quietSamples > 0) s.cut = { at: to, text };
     send({ type: 'peeked', request: m.request, text });
     return;
@@ -125,7 +132,9 @@ function handle(rec: OnlineRecognizer, m: ToWorker): void {
     if (text !== s.text) send({ type: 'partial', id: m.id, text });
     s.text = text;
   } else if (m.type === 'finish') {
-    send({ type: 'final', id: m.id, text: finishStream(rec, s.stream) });
+    // Cut at a pause, the final is decoded as the peeks were (from the cut), so a prepared answer's
+    // words and the final agree; uncut, the turn's own stream has decoded it all already.
+    send({ type: 'final', id: m.id, text: s.cut ? decodeFromCut(rec, s, s.samples) : finishStream(rec, s.stream) });
   }
 }
 

@@ -87,7 +87,7 @@ export class Answers {
 
   /** Engine work is in flight. */
   get busy(): boolean {
-    return this.pending.some((p) => p.reply.busy) || !!this.draft?.busy;
+    return this.pending.some((p) => p.reply.busy) || !!this.draft?.busy || this.ahead.busy;
   }
 
   /** The answers' part of the assistant's phase at stream position `position`. */

@@ -26,6 +26,11 @@ export class ListenAhead {
 
   constructor(private readonly deps: ListenAheadDeps) {}
 
+  /** A prefill is running: engine work in flight (a fast clock must not run ahead of it). */
+  get busy(): boolean {
+    return this.running;
+  }
+
   /** Whether the model can be fed ahead (a server keeps no context here). */
   get available(): boolean {
     return typeof this.deps.llm.prefill === 'function';
