@@ -3,7 +3,7 @@
  * They wrap the real engines and change nothing else: the pipeline under test is the app's.
  */
 import type { LanguageModel } from '../engines/llm-types';
-import type { SpeechRecognizer, SttSession } from '../engines/stt';
+import type { PeekOptions, SpeechRecognizer, SttSession } from '../engines/stt';
 import type { SpeechSynthesizer } from '../engines/tts';
 import type { VoiceActivityDetector } from '../engines/vad';
 import { VAD_SAMPLE_RATE } from '../engines/vad-window';
@@ -64,7 +64,7 @@ function stt(inner: SpeechRecognizer, a: EngineAccount): SpeechRecognizer {
     // A prepared answer's transcript: recognizer work too, counted like the final decode.
     ...(s.peek
       ? {
-          peek: async (opts?: { quietMs?: number }) => {
+          peek: async (opts?: PeekOptions) => {
             const t0 = now();
             try {
               return await s.peek!(opts);

@@ -10,7 +10,7 @@
  * The voice needs no wrapper: it speaks the scripted text at the stand-in's calibrated pace.
  */
 import type { ChatMessage, LanguageModel } from '../engines/llm-types';
-import type { SpeechRecognizer, SttSession } from '../engines/stt';
+import type { PeekOptions, SpeechRecognizer, SttSession } from '../engines/stt';
 import type { Clock } from '../pipeline/clock';
 
 /** One spoken segment of a clip, in ms on the clip's (the pipeline's) clock. */
@@ -42,7 +42,7 @@ export function manifestWordsRecognizer(inner: SpeechRecognizer, segments: reado
       accept: (samples) => s.accept(samples),
       finish: async () => (await s.finish(), heard()),
       abort: () => s.abort(),
-      ...(s.peek ? { peek: async (opts?: { quietMs?: number }) => (await s.peek!(opts), heard()) } : {}),
+      ...(s.peek ? { peek: async (opts?: PeekOptions) => (await s.peek!(opts), heard()) } : {}),
     };
   };
   return {

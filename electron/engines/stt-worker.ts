@@ -11,8 +11,11 @@ export type ToWorker =
   | { type: 'open'; id: number }
   | { type: 'accept'; id: number; samples: Float32Array }
   | { type: 'finish'; id: number }
-  /** What finish would give now: the stream's audio decoded afresh, ended the same way; the stream goes on. */
-  /** `quietSamples`: how many of the last samples fed are the silence after the words (0: unknown). */
+  /**
+   * What finish would give now, decoded afresh from the last cut and ended the same way; the stream
+   * goes on. `quietSamples`: how many of the last samples fed are the silence after the words (0:
+   * unknown); when known, a new cut is made in its middle.
+   */
   | { type: 'peek'; id: number; request: number; quietSamples: number }
   | { type: 'abort'; id: number };
 
@@ -45,7 +48,6 @@ try {
   send({ type: 'load-failed', message: (e as Error).message });
 }
 
-/** Open streams; a stream that failed keeps its error until its turn's finish reports it. */
 /**
  * Open streams; a stream that failed keeps its error until its turn's finish reports it. `cut`: a
  * point inside a pause a peek has decoded up to, and the words before it, so the next peek (and the

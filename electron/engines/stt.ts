@@ -13,6 +13,11 @@ export const PAUSE_PEEK_QUIET_MS = 150;
 /** Audio messages (one per 32 ms window) in flight to the recognizer thread before it counts as behind. */
 const BACKLOG_WINDOWS = 3;
 
+/** What a peek is told of the audio fed so far (SttSession.peek). */
+export interface PeekOptions {
+  quietMs?: number;
+}
+
 /** One user turn being recognized. Audio goes in as it arrives; partials come out on the way. */
 export interface SttSession {
   accept(samples: Float32Array): void;
@@ -25,7 +30,7 @@ export interface SttSession {
    * least): a streaming recognizer then decodes up to the middle of it and keeps that point, so the
    * next peek decodes only the speech after it instead of the whole turn again.
    */
-  peek?(opts?: { quietMs?: number }): Promise<string>;
+  peek?(opts?: PeekOptions): Promise<string>;
   /** Drops the turn: no more partials, finish() is never awaited. */
   abort(): void;
 }
