@@ -63,6 +63,8 @@ describe('LlamaEngine (stories260K)', () => {
     assert.ok(info.totalLayers > 0, `totalLayers ${info.totalLayers}`);
     assert.ok(info.gpuLayers >= 0 && info.gpuLayers <= info.totalLayers, `gpuLayers ${info.gpuLayers}/${info.totalLayers}`);
     if (info.backend === 'cpu') assert.equal(info.gpuLayers, 0, 'the CPU backend offloads no layer');
+    // Mapped, the file would stay resident beside llama.cpp's CPU copy of the weights (docs/benchmarks.md).
+    if (info.backend === 'cpu') assert.equal(info.mappedWeights, false, 'on the CPU the weights are read, not mapped');
     if (info.gpuDevices.some((d) => SOFTWARE_GPU.test(d))) {
       assert.equal(info.backend, 'cpu', `software GPU ${info.gpuDevices.join(', ')} must not be used`);
     }

@@ -146,6 +146,23 @@ describe('streaming recognizer (OnlineRecognizer), whole clip then finish()', ()
     assert.equal(await session.finish(), later, 'the final, from the turn\'s own stream, says the same');
   });
 
+  test('the thread reports the time it spends decoding, peeks and finals included', async () => {
+    const samples = await loadClip16k('timer_pause');
+    const session = streaming.createSession(() => {});
+    const fed = streaming.decodeMs;
+    for (let i = 0; i < samples.length; i += CHUNK) session.accept(samples.slice(i, i + CHUNK));
+    for (let waited = 0; streaming.busy && waited < 5000; waited += 10) await sleep(10);
+    // Once every window's report is in, only a peek or a final adds to it.
+    for (let waited = 0; waited < 200; waited += 10) await sleep(10);
+    const decoded = streaming.decodeMs;
+    assert.ok(decoded > fed, `decodeMs ${fed} -> ${decoded} over the clip`);
+    await session.peek!({ quietMs: 200 });
+    const peeked = streaming.decodeMs;
+    assert.ok(peeked > decoded, 'the peek is counted when it answers');
+    await session.finish();
+    assert.ok(streaming.decodeMs > peeked, 'the final is counted when it answers');
+  });
+
   test('a paused peek whose silence ends in a word already begun leaves that word whole', async () => {
     const samples = await loadClip16k('timer_pause');
     const [first, second] = clip('timer_pause').speech;

@@ -45,35 +45,36 @@ function vad(inner: VoiceActivityDetector, a: EngineAccount): VoiceActivityDetec
 }
 
 function stt(inner: SpeechRecognizer, a: EngineAccount): SpeechRecognizer {
+  // A recognizer on its own thread reports its decoding time; the waits seen here would count only
+  // its peeks and finals (the caller's accept returns at once).
+  let reported = inner.decodeMs ?? 0;
+  const waited = (ms: number) => {
+    if (inner.decodeMs === undefined) {
+      a.stt.ms += ms;
+      return;
+    }
+    a.stt.ms += inner.decodeMs - reported;
+    reported = inner.decodeMs;
+  };
+  const timed = async <T>(work: () => Promise<T>): Promise<T> => {
+    const t0 = now();
+    try {
+      return await work();
+    } finally {
+      waited(now() - t0);
+    }
+  };
   const wrap = (s: SttSession): SttSession => ({
     accept(samples) {
       const t0 = now();
       s.accept(samples);
-      a.stt.ms += now() - t0;
+      waited(now() - t0);
       a.stt.audioMs += (samples.length / 16000) * 1000;
     },
-    async finish() {
-      const t0 = now();
-      try {
-        return await s.finish();
-      } finally {
-        a.stt.ms += now() - t0;
-      }
-    },
+    finish: () => timed(() => s.finish()),
     abort: () => s.abort(),
     // A prepared answer's transcript: recognizer work too, counted like the final decode.
-    ...(s.peek
-      ? {
-          peek: async (opts?: PeekOptions) => {
-            const t0 = now();
-            try {
-              return await s.peek!(opts);
-            } finally {
-              a.stt.ms += now() - t0;
-            }
-          },
-        }
-      : {}),
+    ...(s.peek ? { peek: (opts?: PeekOptions) => timed(() => s.peek!(opts)) } : {}),
   });
   return {
     streaming: inner.streaming,

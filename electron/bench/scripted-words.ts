@@ -52,6 +52,9 @@ export function manifestWordsRecognizer(inner: SpeechRecognizer, segments: reado
     get busy() {
       return inner.busy;
     },
+    get decodeMs() {
+      return inner.decodeMs;
+    },
     createSession: (onPartial) => {
       const startedMs = clock.now();
       return wrap(

@@ -18,6 +18,8 @@ export interface LlmInfo {
   gpuLayers: number;
   totalLayers: number;
   contextSize: number;
+  /** A local model's weights are mapped from the file (false: read into memory; absent for a server). */
+  mappedWeights?: boolean;
   loadMs: number;
   warmUpMs: number;
 }

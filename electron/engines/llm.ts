@@ -126,7 +126,9 @@ export class LlamaEngine implements LanguageModel {
     }
     let model: LlamaModel;
     try {
-      model = await llama.loadModel({ modelPath, gpuLayers: opts.gpuLayers });
+      // On the CPU, llama.cpp copies most weights into a layout for its vector units: mapped, the file
+      // stays resident beside that copy (a 1.1 GB model took 1.9 GiB of RSS; read, 1.3 GiB).
+      model = await llama.loadModel({ modelPath, gpuLayers: opts.gpuLayers, ...(llama.gpu === false ? { useMmap: false } : {}) });
     } catch (e) {
       throw new UserError(
         `Could not load the language model '${resolved.entry.id}' from ${modelPath}: ${(e as Error).message}. ` +
@@ -149,6 +151,7 @@ export class LlamaEngine implements LanguageModel {
       gpuLayers: model.gpuLayers,
       totalLayers: model.fileInsights.totalLayers,
       contextSize: context.contextSize,
+      mappedWeights: model.useMmap,
       loadMs: performance.now() - t0,
       warmUpMs: 0,
     };

@@ -10,6 +10,8 @@ export const STT_SAMPLE_RATE = 16000;
  * consonant's closure) is far shorter, so the cut lands in a gap between words.
  */
 export const PAUSE_PEEK_QUIET_MS = 150;
+/** How much more than half of PAUSE_PEEK_QUIET_MS the recognizer thread's stream since the last cut trails the audio (two VAD windows). */
+const PEEK_TRAIL_SLACK_MS = 64;
 /** Audio messages (one per 32 ms window) in flight to the recognizer thread before it counts as behind. */
 const BACKLOG_WINDOWS = 3;
 
@@ -45,6 +47,8 @@ export interface SpeechRecognizer {
    * run ahead of it, or a long turn's final transcript waits on a backlog no real-time run has.
    */
   readonly busy: boolean;
+  /** Time spent decoding so far, where the recognizer decodes on its own thread (the caller's clock cannot see it). */
+  readonly decodeMs?: number;
   createSession(onPartial: (text: string) => void): SttSession;
 }
 
@@ -115,6 +119,8 @@ export class StreamingRecognizer implements SpeechRecognizer {
   private stopped: Error | null = null;
   /** Audio messages posted to the thread and not yet decoded there. */
   private undecoded = 0;
+  /** The thread's working time, as it reports it with each window decoded, peek and final. */
+  decodeMs = 0;
 
   /** Behind by more than a few windows: one or two in flight is the normal round trip, not a backlog. */
   get busy(): boolean {
@@ -151,6 +157,8 @@ export class StreamingRecognizer implements SpeechRecognizer {
         enableEndpoint: false,
       },
       sampleRate: STT_SAMPLE_RATE,
+      // A peek's silence is measured a window or so apart from the audio the thread has been fed.
+      trailSamples: Math.round((STT_SAMPLE_RATE * (PAUSE_PEEK_QUIET_MS / 2 + PEEK_TRAIL_SLACK_MS)) / 1000),
     });
     try {
       await loaded(worker);
@@ -168,6 +176,7 @@ export class StreamingRecognizer implements SpeechRecognizer {
   }
 
   private receive(m: FromWorker): void {
+    if ('ms' in m) this.decodeMs += m.ms;
     if (m.type === 'decoded') this.undecoded = Math.max(0, this.undecoded - 1);
     if (m.type === 'partial') this.partials.get(m.id)?.(m.text);
     if (m.type === 'peeked') {
