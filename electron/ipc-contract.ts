@@ -105,7 +105,7 @@ export interface ModelStatus {
 }
 
 /** Where the LLM runs, as the models panel shows it. */
-export type LlmStatus = Pick<LlmInfo, 'backend' | 'gpuDevices' | 'gpuLayers' | 'totalLayers' | 'contextSize' | 'softwareGpuSkipped'> & {
+export type LlmStatus = Pick<LlmInfo, 'backend' | 'gpuDevices' | 'gpuLayers' | 'totalLayers' | 'contextSize' | 'softwareGpuSkipped' | 'cpuReason'> & {
   /** With backend 'server': where the model runs, and the local model that stands in when it fails (null: none installed). */
   server?: { baseUrl: string; model: string; fallback: string | null };
 };

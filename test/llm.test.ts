@@ -6,7 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatHistoryItem } from 'node-llama-cpp';
-import { LlamaEngine, type LlmOptions } from '../electron/engines/llm';
+import { existsSync, readdirSync } from 'node:fs';
+import { LlamaEngine, notAGpu, type LlmOptions } from '../electron/engines/llm';
 import type { ChatMessage } from '../electron/engines/llm-types';
 import { Conversation } from '../electron/pipeline/respond/conversation';
 import { pickModel } from '../native-models/resolver';
@@ -56,6 +57,31 @@ after(async () => {
   await engine?.dispose();
 });
 
+/** Vulkan drivers that render on the CPU (Mesa's lavapipe), as Debian's mesa-vulkan-drivers installs them; .ci/run installs it. */
+function softwareVulkanInstalled(): boolean {
+  const dir = '/usr/share/vulkan/icd.d';
+  return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith('lvp_icd'));
+}
+
+describe('GPU backends that are the CPU', () => {
+  test('no device, or only software renderers, is not a GPU; a real device is', () => {
+    assert.match(notAGpu('vulkan', [])!.cpuReason, /^Vulkan found no GPU device; the language model runs on the CPU\.$/);
+    assert.equal(notAGpu('vulkan', ['llvmpipe (LLVM 19.1.7, 256 bits)'])!.cpuReason, 'Vulkan found only a software renderer (llvmpipe (LLVM 19.1.7, 256 bits)); the language model runs on the CPU.');
+    assert.equal(notAGpu('vulkan', ['NVIDIA GeForce RTX 4070']), null);
+    assert.equal(notAGpu('vulkan', ['llvmpipe', 'AMD Radeon RX 7600']), null, 'a real device beside a software one is used');
+  });
+
+  test('with a software Vulkan driver installed, the real detection loads the CPU backend and says why', { skip: !softwareVulkanInstalled() && 'no lavapipe ICD here (.ci/run installs mesa-vulkan-drivers)' }, () => {
+    const info = engine.info;
+    assert.equal(info.backend, 'cpu');
+    assert.equal(info.gpuLayers, 0);
+    // node-llama-cpp's Vulkan build (an optional dependency, installed on x64 Linux) loads and finds the driver first.
+    if (existsSync(new URL('../node_modules/@node-llama-cpp/linux-x64-vulkan', import.meta.url))) {
+      assert.match(info.cpuReason ?? '', /^Vulkan found (no GPU device|only a software renderer)/);
+    }
+  });
+});
+
 describe('LlamaEngine (stories260K)', () => {
   test('reports its backend and offload honestly', () => {
     const info = engine.info;
@@ -69,6 +95,8 @@ describe('LlamaEngine (stories260K)', () => {
       assert.equal(info.backend, 'cpu', `software GPU ${info.gpuDevices.join(', ')} must not be used`);
     }
     if (info.softwareGpuSkipped) assert.equal(info.backend, 'cpu');
+    if (info.gpuLayers === 0) assert.equal(info.backend, 'cpu', 'a backend that offloaded no layer is the CPU backend');
+    if (info.backend !== 'cpu') assert.equal(info.cpuReason, undefined);
     assert.equal(info.contextSize, 1024);
     assert.ok(info.loadMs > 0);
   });

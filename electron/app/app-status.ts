@@ -74,6 +74,7 @@ export function llmStatus(s: Settings, engines: LoadedEngines): LlmStatus {
     totalLayers: info.totalLayers,
     contextSize: info.contextSize,
     softwareGpuSkipped: info.softwareGpuSkipped,
+    cpuReason: info.cpuReason,
     ...(info.backend === 'server' ? { server: serverStatus(s, engines) } : {}),
   };
 }

@@ -15,6 +15,8 @@ export interface LlmInfo {
   gpuDevices: string[];
   /** Set when auto-detection found only a software GPU (llvmpipe and friends) and chose the CPU. */
   softwareGpuSkipped?: string;
+  /** Why the model runs on the CPU although a GPU backend loaded (no device, only software ones, no layer offloaded); shown in the Models panel. */
+  cpuReason?: string;
   gpuLayers: number;
   totalLayers: number;
   contextSize: number;

@@ -40,9 +40,18 @@ const SOFTWARE_GPU = /llvmpipe|lavapipe|softpipe|swiftshader|microsoft basic ren
  * binaries are loaded and probed), and every models reload (a settings change) would pay it again.
  * Models and contexts are loaded and freed per engine; the backend is shared and never disposed.
  */
-const backends = new Map<LlmOptions['gpu'], Promise<{ llama: Llama; skipped?: string }>>();
+const backends = new Map<LlmOptions['gpu'], Promise<PickedBackend>>();
 
-export function pickBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; skipped?: string }> {
+/** A llama.cpp backend; `skipped`/`cpuReason`: auto-detection found a GPU backend that is not one, and chose the CPU. */
+export interface PickedBackend {
+  llama: Llama;
+  /** The software devices found, or the GPU backend that found none. */
+  skipped?: string;
+  /** Why the CPU runs the model although a GPU backend loaded, as the Models panel says it. */
+  cpuReason?: string;
+}
+
+export function pickBackend(gpu: LlmOptions['gpu']): Promise<PickedBackend> {
   let backend = backends.get(gpu);
   if (!backend) {
     backend = startBackend(gpu);
@@ -53,17 +62,30 @@ export function pickBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; ski
   return backend;
 }
 
-async function startBackend(gpu: LlmOptions['gpu']): Promise<{ llama: Llama; skipped?: string }> {
+const BACKEND_NAMES: Record<string, string> = { cuda: 'CUDA', vulkan: 'Vulkan', metal: 'Metal' };
+
+/**
+ * Why a GPU backend with these devices is the CPU in disguise, or null when it is a real GPU. A
+ * backend with no device (Vulkan with only a software driver such as lavapipe lists none) or only
+ * software renderers evaluates on the CPU, slower than llama.cpp's own CPU backend.
+ */
+export function notAGpu(backend: string, names: readonly string[]): { skipped: string; cpuReason: string } | null {
+  const label = BACKEND_NAMES[backend] ?? backend;
+  if (names.length === 0) return { skipped: `${backend} (no device)`, cpuReason: `${label} found no GPU device; the language model runs on the CPU.` };
+  if (!names.every((n) => SOFTWARE_GPU.test(n))) return null;
+  return { skipped: names.join(', '), cpuReason: `${label} found only a software renderer (${names.join(', ')}); the language model runs on the CPU.` };
+}
+
+async function startBackend(gpu: LlmOptions['gpu']): Promise<PickedBackend> {
   const common = { build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false } as const;
   const load = (options: LlamaOptions) => withPlainForks(() => getLlama(options));
   if (gpu === 'cpu') return { llama: await load({ ...common, gpu: false }) };
   const llama = await load({ ...common, gpu });
   if (gpu === 'auto' && llama.gpu !== false) {
-    const names = await llama.getGpuDeviceNames();
-    const soft = names.find((n) => SOFTWARE_GPU.test(n));
-    if (soft && names.every((n) => SOFTWARE_GPU.test(n))) {
+    const why = notAGpu(llama.gpu, await llama.getGpuDeviceNames());
+    if (why) {
       await llama.dispose();
-      return { llama: await load({ ...common, gpu: false }), skipped: soft };
+      return { llama: await load({ ...common, gpu: false }), ...why };
     }
   }
   return { llama };
@@ -116,8 +138,9 @@ export class LlamaEngine implements LanguageModel {
     const t0 = performance.now();
     let llama: Llama;
     let skipped: string | undefined;
+    let cpuReason: string | undefined;
     try {
-      ({ llama, skipped } = await pickBackend(opts.gpu));
+      ({ llama, skipped, cpuReason } = await pickBackend(opts.gpu));
     } catch (e) {
       throw new UserError(
         `The LLM backend '${opts.gpu}' is not available on this machine (${(e as Error).message}). Set llm.gpu to "auto" or "cpu".`,
@@ -137,17 +160,21 @@ export class LlamaEngine implements LanguageModel {
       );
     }
     const contextSize = Math.min(opts.contextSize, model.trainContextSize);
+    // A GPU backend that offloaded no layer evaluates on the CPU: it is the CPU backend, said and tuned so.
+    if (llama.gpu !== false && model.gpuLayers === 0) cpuReason ??= `${BACKEND_NAMES[llama.gpu] ?? llama.gpu} offloaded no layer of the model; it runs on the CPU.`;
+    const onCpu = llama.gpu === false || model.gpuLayers === 0;
     // On the CPU, llama.cpp's flash attention (node-llama-cpp's default where supported) makes each
     // token cost grow steeply with the context: measured here about 3 times slower per token at
     // 1,400 tokens of context, the size of a prompt that describes the tools (docs/tools.md).
-    const flashAttention = llama.gpu === false ? false : 'auto';
+    const flashAttention = onCpu ? false : 'auto';
     const context = await model.createContext({ contextSize, threads: opts.threads > 0 ? opts.threads : autoThreads(), flashAttention });
-    const backend: LlmBackend = llama.gpu === false ? 'cpu' : llama.gpu;
+    const backend: LlmBackend = onCpu ? 'cpu' : (llama.gpu as LlmBackend);
     const info: LlmInfo = {
       id: resolved.entry.id,
       backend,
       gpuDevices: llama.gpu === false ? [] : await llama.getGpuDeviceNames(),
       ...(skipped ? { softwareGpuSkipped: skipped } : {}),
+      ...(cpuReason ? { cpuReason } : {}),
       gpuLayers: model.gpuLayers,
       totalLayers: model.fileInsights.totalLayers,
       contextSize: context.contextSize,

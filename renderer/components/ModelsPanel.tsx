@@ -116,10 +116,10 @@ export function ModelsPanel() {
               <dd>{status.llm.gpuDevices.join(', ')}</dd>
             </>
           )}
-          {status.llm.softwareGpuSkipped && (
+          {status.llm.cpuReason && (
             <>
               <dt>Note</dt>
-              <dd>Only a software GPU was found ({status.llm.softwareGpuSkipped}); the CPU backend is faster, so it is used.</dd>
+              <dd data-testid="llm-cpu-reason">{status.llm.cpuReason}</dd>
             </>
           )}
         </dl>

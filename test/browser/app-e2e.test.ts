@@ -137,6 +137,11 @@ describe('the app in Chromium (dev:web bridge, real engines)', { skip }, () => {
       // asked for, each processing off. Its fake device opens 2 channels whatever is asked (44.1 kHz
       // here): the panel says so, and only that.
       await page.getByTestId('tab-models').click();
+      // A software Vulkan driver (lavapipe; .ci/run installs it) is not a GPU: the panel says CPU, and why.
+      if (existsSync('/usr/share/vulkan/icd.d/lvp_icd.x86_64.json') && existsSync(new URL('../../node_modules/@node-llama-cpp/linux-x64-vulkan', import.meta.url))) {
+        assert.equal(await page.getByTestId('llm-backend').textContent(), 'CPU');
+        assert.match((await page.getByTestId('llm-cpu-reason').textContent()) ?? '', /^Vulkan found (no GPU device|only a software renderer).*; the language model runs on the CPU\.$/);
+      }
       const micLine = (await page.getByTestId('microphone-line').textContent()) ?? '';
       const shown = /^(\d+(?:\.\d)?) kHz, (\d+) channels?; browser echo cancellation off, auto gain off, noise suppression off$/.exec(micLine);
       assert.ok(shown, micLine);
