@@ -44,7 +44,11 @@ export type ToolHooks =
   | { run: true; onUse: (use: ToolUse) => void; onRound: (round: ToolRound) => void; onAsk: (request: ToolRequest) => string }
   | {
       run: false;
-      onWanted: () => void;
+      /**
+       * A tool that changes something was wanted. An adopted draft returns its turn's `onAsk`: a call
+       * that needs the user's yes then asks, as the committed answer would have.
+       */
+      onWanted: () => ((request: ToolRequest) => string) | null;
       /** A prepared answer: a tool that only reads runs, its call told here (counted only if the answer is adopted). */
       readOnly?: { onUse: (use: ToolUse) => void; onRound: (round: ToolRound) => void };
     };
@@ -87,6 +91,15 @@ export function answerStream(deps: AnswerDeps, spec: AnswerStreamSpec): Utteranc
         // A question for the user ends the answer: the model writes nothing after it.
         const asked = new AbortController();
         const both = AbortSignal.any([signal, asked.signal]);
+        /** The answer ends with the question `onAsk` gives for `request`. */
+        const ask = (call: ToolCall, request: ToolRequest, onAsk: (request: ToolRequest) => string, onRound: (round: ToolRound) => void): string => {
+          const question = ` ${onAsk(request)}`;
+          spec.onText(question);
+          write(question);
+          asked.abort();
+          onRound({ calls: [call], results: [{ id: call.id, content: ASKED_RESULT }] });
+          return ASKED_RESULT;
+        };
         const callTool = async (call: ToolCall): Promise<string> => {
           if (!hooks?.run || !box) {
             if (hooks && !hooks.run && box && hooks.readOnly && box.readsOnly(call)) {
@@ -94,20 +107,16 @@ export function answerStream(deps: AnswerDeps, spec: AnswerStreamSpec): Utteranc
               hooks.readOnly.onRound({ calls: [call], results: [{ id: call.id, content: result }] });
               return result;
             }
-            if (hooks && !hooks.run) hooks.onWanted();
-            return 'error: no tool may run for this answer';
+            const onAsk = hooks && !hooks.run ? hooks.onWanted() : null;
+            const request = onAsk && box && !asked.signal.aborted ? box.request(call) : null;
+            const readOnly = hooks && !hooks.run ? hooks.readOnly : undefined;
+            if (onAsk && request && readOnly) return ask(call, request, onAsk, readOnly.onRound);
+            return asked.signal.aborted ? ASKED_RESULT : 'error: no tool may run for this answer';
           }
           // Calls beside the one that asked wait too: nothing runs until the user has answered.
           if (asked.signal.aborted) return ASKED_RESULT;
           const request = box.request(call);
-          if (request) {
-            const question = ` ${hooks.onAsk(request)}`;
-            spec.onText(question);
-            write(question);
-            asked.abort();
-            hooks.onRound({ calls: [call], results: [{ id: call.id, content: ASKED_RESULT }] });
-            return ASKED_RESULT;
-          }
+          if (request) return ask(call, request, hooks.onAsk, hooks.onRound);
           const result = await box.call(call, signal, hooks.onUse);
           hooks.onRound({ calls: [call], results: [{ id: call.id, content: result }] });
           return result;

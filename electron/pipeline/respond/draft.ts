@@ -5,7 +5,7 @@ import type { Utterance } from '../speak/utterance';
 import { HeldSink } from '../speak/utterance-sink';
 import { answerStream, type AnswerDeps } from './answer-stream';
 import type { ToolRound } from '../../engines/tool-calls';
-import type { ToolUse } from '../../tools/toolbox';
+import type { ToolRequest, ToolUse } from '../../tools/toolbox';
 
 export interface DraftDeps extends AnswerDeps {
   output: AudioOutput;
@@ -27,6 +27,8 @@ export interface DraftOwner {
   /** A call the draft ran to a tool that only reads (before its adoption, told then), and its round. */
   onToolUse: (use: ToolUse) => void;
   onToolRound: (round: ToolRound) => void;
+  /** A tool that needs the user's yes was wanted after the adoption: the turn asks, and this gives the question. */
+  onAsk: (request: ToolRequest) => string;
 }
 
 /**
@@ -120,13 +122,15 @@ export class Draft {
         this.owner?.onError(e);
       },
       // A prepared answer runs only tools that read: another one wanted means the committed turn
-      // asks again, with tools (once adopted, the answer goes on, told that it may not run it).
+      // asks again, with tools. Once adopted, a tool that needs the user's yes is asked for as the
+      // committed answer would; any other the answer is told it may not run.
       tools: {
         run: false,
         onWanted: () => {
-          if (this.owner) return;
+          if (this.owner) return this.owner.onAsk;
           this.failed = true;
           this.utterance?.discard();
+          return null;
         },
         readOnly: {
           onUse: (use) => (this.owner ? this.owner.onToolUse(use) : this.uses.push(use)),

@@ -156,6 +156,7 @@ export class Reply {
         onRoute: (route) => this.routed(route),
         onToolUse: (use) => r.tools.push(use),
         onToolRound: (round) => this.rounds.push(round),
+        onAsk: (request) => this.ask(request),
       });
       r.llmStartMs = draft.llmStartMs;
       this.utterance = answer;
@@ -193,18 +194,23 @@ export class Reply {
         run: true,
         onUse: (use) => r.tools.push(use),
         onRound: (round) => this.rounds.push(round),
-        onAsk: (request) => {
-          const asked = this.deps.confirmations!.ask(request, r.index, this.now());
-          r.confirmation = { tool: request.call.name, server: request.server, outcome: 'asked' };
-          events.emit({ type: 'confirmation', t: this.now(), pending: asked.pending });
-          return asked.question;
-        },
+        onAsk: (request) => this.ask(request),
       },
     });
     this.utterance = answer;
     r.answer = answer;
     await answer.done;
     this.sayFailure();
+  }
+
+  /** The answer asks the user before a tool that changes something runs: the question to speak. */
+  private ask(request: ToolRequest): string {
+    const r = this.record;
+    const { events } = this.deps;
+    const asked = this.deps.confirmations!.ask(request, r.index, this.now());
+    r.confirmation = { tool: request.call.name, server: request.server, outcome: 'asked' };
+    events.emit({ type: 'confirmation', t: this.now(), pending: asked.pending });
+    return asked.question;
   }
 
   /** The route a turn takes unless the model says otherwise: the configured provider, no fallback. */
