@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatLogLine, type HistorySessionInfo, type LoggedTurn, type TurnContext } from '../electron/history/log-format';
 import { summarize } from '../electron/history/summary';
-import { latencyOf, type TurnReport } from '../electron/pipeline/report';
+import type { TurnReport } from '../electron/pipeline/report';
+import { withReportFigures } from '../electron/report/turn-figures';
 import {
   barScale,
   changeLines,
@@ -22,12 +23,12 @@ import {
 
 function report(t: Partial<TurnReport['timings']> = {}, patch: Partial<TurnReport> = {}): TurnReport {
   const timings = { speechStartMs: 0, speechEndMs: 1000, endOfTurnMs: 1600, sttFinalMs: 1610, llmFirstTokenMs: 1650, firstClauseMs: 1700, firstAudioMs: 1730, lastAudioMs: 3000, ...t };
-  return {
+  return withReportFigures({
     index: 0, userText: 'what is the weather', assistantText: 'sunny', heardText: 'sunny', interrupted: false, startedBy: 'speech', endReason: 'silence', bargeIn: null, backchannels: [],
     holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, command: null, llmUsed: true, llm: { provider: 'local', fallback: false, error: null },
-    prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings), engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 }, echo: null,
+    prepared: 'none', preparedLeadMs: null, timings, engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 }, echo: null,
     ...patch,
-  };
+  });
 }
 
 const context: TurnContext = { session: '2026-03-04T10-00-00Z-abcd', at: '2026-03-04T10:00:05.000Z', app: '0.1.0', settingsHash: 'aaaaaaaaaaaa', models: { llm: 'tiny@12345678' }, texts: true };

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TurnReport } from '../electron/pipeline/report';
-import { latencyOf } from '../electron/pipeline/report';
+import { withReportFigures } from '../electron/report/turn-figures';
 import { replayEndpointing, type VadPoint } from '../renderer/model/endpoint-replay';
 import { percentile } from '../electron/stats';
 import { inputGainLabel, llmLine, modelLine, plannedKindLabel, serverHost, talkButtonLabel, turnEnds } from '../renderer/model/labels';
@@ -108,12 +108,12 @@ describe('endpoint replay', () => {
 
 function report(t: Partial<TurnReport['timings']>): TurnReport {
   const timings = { speechStartMs: 0, speechEndMs: 1000, endOfTurnMs: 1600, sttFinalMs: 1610, llmFirstTokenMs: 1650, firstClauseMs: 1700, firstAudioMs: 1730, lastAudioMs: 3000, ...t };
-  return {
+  return withReportFigures({
     index: 0, userText: 'hi', assistantText: 'hello', heardText: 'hello', interrupted: false, startedBy: 'speech', endReason: 'silence', bargeIn: null, backchannels: [],
-    holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, command: null, llmUsed: true, llm: { provider: 'local', fallback: false, error: null }, prepared: 'none', preparedLeadMs: null, timings, latency: latencyOf(timings),
+    holdingPhrase: false, mergedContinuation: false, inputGainDb: 0, turnDetector: null, command: null, llmUsed: true, llm: { provider: 'local', fallback: false, error: null }, prepared: 'none', preparedLeadMs: null, timings,
     engine: { sttFinalDecodeMs: 5, llmUntilFirstClauseMs: 80, ttsFirstClauseMs: 20 },
     echo: null,
-  };
+  });
 }
 
 describe('latency model', () => {

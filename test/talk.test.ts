@@ -56,6 +56,21 @@ describe('talk (headless pipeline on the real engines)', () => {
     assert.ok(energy(t.firstAudioMs!, t.lastAudioMs!) > 0, 'the answer is in OUT.wav');
   });
 
+  it("--report and `log -- summary --json` agree on every figure they share, for a turn with a prepared answer; no duration is negative", async () => {
+    const log = tempDir();
+    const { report } = await talk('weather', ['--log', log]);
+    const turn = report.turns[0]!;
+    assert.equal(turn.prepared, 'used', 'the answer was prepared during the pause');
+    const res = await runCli('electron/cli/log.ts', ['summary', '--dir', log, '--json']);
+    assert.equal(res.code, 0, res.stderr);
+    const stages = (JSON.parse(res.stdout) as { turns: number; stages: Record<string, { n: number; median: number | null }> }).stages;
+    const shared: Record<string, number | null> = { ...turn.latency, preparedLeadMs: turn.preparedLeadMs };
+    const compared = Object.keys(shared).filter((k) => k in stages);
+    assert.deepEqual(compared.sort(), ['endpointMs', 'llmTtftMs', 'preparedLeadMs', 'sttMs', 'ttsFirstAudioMs', 'voiceToVoiceMs']);
+    for (const k of compared) assert.equal(stages[k]!.median, shared[k], `${k}: --report ${shared[k]}, log summary ${stages[k]!.median}`);
+    for (const [k, v] of Object.entries({ ...turn.latency, ...turn.engine })) assert.ok(v === null || v >= 0, `${k} ${v}`);
+  });
+
   it('two_turns: two turns with the right words', async () => {
     const { report } = await talk('two_turns');
     assert.equal(report.turns.length, 2);

@@ -26,8 +26,10 @@ describe('turn report from the turn record', () => {
     assert.equal(rep.heardText, 'Hello there.');
     assert.equal(rep.inputGainDb, 6);
     assert.deepEqual(rep.timings, { speechStartMs: 1000, speechEndMs: 2000, endOfTurnMs: 2600, sttFinalMs: 2650, llmFirstTokenMs: 2700, firstClauseMs: 2750, firstAudioMs: 2800, lastAudioMs: 4300, llmStartMs: 2655 });
-    assert.deepEqual(rep.latency, { endpointMs: 600, sttMs: 50, llmTtftMs: 50, ttsFirstAudioMs: 50, voiceToVoiceMs: 800 });
-    assert.deepEqual(rep.engine, { sttFinalDecodeMs: 20, llmUntilFirstClauseMs: 100, ttsFirstClauseMs: 40 });
+    // The latency block is read off the timeline below, as every view reads it: the model asked at 2655
+    // to its first token, the first clause's synthesis (not the wait after it).
+    assert.deepEqual(rep.latency, { endpointMs: 600, sttMs: 50, llmTtftMs: 45, ttsFirstAudioMs: 40, voiceToVoiceMs: 800 });
+    assert.deepEqual(rep.engine, { sttFinalDecodeMs: 20, llmUntilFirstClauseMs: 95, ttsFirstClauseMs: 40 });
     assert.equal('error' in rep, false);
     // The timeline, 0 = the end of speech: each stage where it ran; the answer played from 800 ms, pause included.
     assert.deepEqual(rep.timeline, [
@@ -48,8 +50,10 @@ describe('turn report from the turn record', () => {
     const a = output.enqueue(new Float32Array(1600), 16000, 1960);
     r.answer = { text: 'Yes.', heardText: 'Yes.', times: { firstClauseMs: 1850, ttsFirstClauseMs: 5, firstAudioMs: a.startMs, lastAudioMs: a.endMs }, audioSpan: { from: a.from, to: a.to } };
     const rep = turnReport(r, output);
-    // Its old latency fields go negative; the timeline does not run backwards anywhere.
-    assert.equal(rep.latency.endpointMs, -100);
+    // Its old latency fields went negative (endpoint -100 ms, the model's first token -150 ms after the
+    // final words); the report's latency block is read off the timeline now, and nothing in it is negative.
+    assert.deepEqual(rep.latency, { endpointMs: 0, sttMs: 50, llmTtftMs: 80, ttsFirstAudioMs: 5, voiceToVoiceMs: 0 });
+    assert.equal(rep.engine.llmUntilFirstClauseMs, 130);
     assert.deepEqual(rep.timeline, [
       { stage: 'endpoint', startMs: 0, endMs: 0 },
       { stage: 'stt', startMs: -100, endMs: -50 },

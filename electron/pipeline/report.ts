@@ -149,7 +149,10 @@ export interface TurnReport {
   llm: LlmRoute | null;
   /** Whether an answer prepared while the user paused was used, dropped, or none was prepared. */
   prepared: 'used' | 'dropped' | 'none';
-  /** How long before the end of turn the (last) prepared answer began; null when none was. */
+  /**
+   * How long before the end of turn the (last) prepared answer began; null when none was. For a used
+   * one, where its model was asked (the figures' `preparedAheadMs`); for a dropped one, when it was begun.
+   */
   preparedLeadMs: number | null;
   timings: TurnTimings;
   /**
@@ -158,7 +161,10 @@ export interface TurnReport {
    * rebuild it the same way.
    */
   timeline?: TimelineStage[];
-  /** Kept as it always was (other tools read it); some of these can be negative. Views use the figures. */
+  /**
+   * Its names kept (other tools read them), its values the figures' (report/turn-figures.ts), as every
+   * view shows them: never negative. Reports logged before may hold negative values here.
+   */
   latency: TurnLatency;
   engine: EngineTime;
   /**
@@ -176,17 +182,6 @@ export interface EchoReport {
   erleDb: number | null;
   erleSettledDb: number | null;
   tailMs: number;
-}
-
-export function latencyOf(t: TurnTimings): TurnLatency {
-  const sub = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b));
-  return {
-    endpointMs: round(t.endOfTurnMs - t.speechEndMs),
-    sttMs: round(t.sttFinalMs - t.endOfTurnMs),
-    llmTtftMs: sub(t.llmFirstTokenMs, t.sttFinalMs),
-    ttsFirstAudioMs: sub(t.firstAudioMs, t.firstClauseMs),
-    voiceToVoiceMs: sub(t.firstAudioMs, t.speechEndMs),
-  };
 }
 
 export function round(x: number): number {

@@ -9,12 +9,15 @@
  * always a stage's length (never negative); a time that can fall either side of 0 is a position,
  * named `...AtMs`.
  */
-import type { TimelineStage, TimelineStageName, TurnReport } from '../pipeline/report';
+import type { TimelineStage, TimelineStageName, TurnLatency, TurnReport } from '../pipeline/report';
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
+/** What the figures are read from: a turn report, its `latency` block aside (that block is made from them). */
+type Recorded = Omit<TurnReport, 'latency'>;
+
 /** When the language model was asked; reports from before `llmStartMs` existed get the best estimate they allow. */
-function llmStart(r: TurnReport): number {
+function llmStart(r: Recorded): number {
   const t = r.timings;
   if (t.llmStartMs !== undefined && t.llmStartMs !== null) return t.llmStartMs;
   if (r.prepared === 'used' && r.preparedLeadMs !== null) return t.endOfTurnMs - r.preparedLeadMs;
@@ -26,7 +29,7 @@ function llmStart(r: TurnReport): number {
  * to first token, first token to first clause) or the local command, the first clause's synthesis,
  * and the answer playing. Work for a used prepared answer is marked `prepared`.
  */
-export function timelineOf(r: TurnReport): TimelineStage[] {
+export function timelineOf(r: Recorded): TimelineStage[] {
   const t = r.timings;
   const zero = t.speechEndMs;
   const out: TimelineStage[] = [];
@@ -112,8 +115,8 @@ function uncovered(spans: readonly TimelineStage[], from: number, to: number): n
 }
 
 /** Every figure of one turn. Reports logged before the timeline existed get it rebuilt from their timings. */
-export function turnFigures(r: TurnReport): TurnFigures {
-  const timeline = (r as Partial<Pick<TurnReport, 'timeline'>>).timeline ?? timelineOf(r);
+export function turnFigures(r: Recorded): TurnFigures {
+  const timeline = r.timeline ?? timelineOf(r);
   const of = (stage: TimelineStageName) => timeline.find((s) => s.stage === stage);
   const t = r.timings;
   const zero = t.speechEndMs;
@@ -149,6 +152,19 @@ export function turnFigures(r: TurnReport): TurnFigures {
         }
       : null,
   };
+}
+
+/**
+ * A report's `latency` block and its engine's `llmUntilFirstClauseMs`, read off the figures as every
+ * view reads them (the names kept for the tools that read them): never negative. `r` may lack them.
+ */
+export function withReportFigures(r: Recorded): TurnReport {
+  const f = turnFigures(r);
+  const latency: TurnLatency = { endpointMs: f.endpointMs, sttMs: f.sttMs ?? 0, llmTtftMs: f.llmFirstTokenMs, ttsFirstAudioMs: f.ttsFirstAudioMs, voiceToVoiceMs: f.voiceToVoiceMs };
+  // A used prepared answer's lead is where its model was asked, as the figures place it (the draft itself
+  // was begun earlier, when the pause's words were asked for); a dropped one keeps the draft's.
+  const preparedLeadMs = f.preparedAheadMs ?? r.preparedLeadMs;
+  return { ...r, preparedLeadMs, latency, engine: { ...r.engine, llmUntilFirstClauseMs: f.llmFirstClauseMs } };
 }
 
 /** The figures the percentile tables show (session, History, `bench`, `log summary`), keyed alike. */

@@ -1,7 +1,7 @@
 import type { LlmRoute } from '../../engines/llm-types';
 import type { AudioOutput } from '../speak/output';
-import { latencyOf, round, type Backchannel, type BargeInTimes, type ConfirmationReport, type EchoReport, type TurnReport, type TurnTimings } from '../report';
-import { timelineOf } from '../../report/turn-figures';
+import { round, type Backchannel, type BargeInTimes, type ConfirmationReport, type EchoReport, type TurnReport, type TurnTimings } from '../report';
+import { timelineOf, withReportFigures } from '../../report/turn-figures';
 import type { UtteranceTimes } from '../speak/utterance';
 import type { ToolUse } from '../../tools/toolbox';
 import type { EndReason, StartedBy, TurnCheck } from '../vocabulary';
@@ -112,7 +112,7 @@ export function turnReport(r: TurnRecord, output: AudioOutput, echoOver?: (fromM
     lastAudioMs: orNull(lastAudioMs),
     llmStartMs: orNull(r.llmStartMs),
   };
-  const report: TurnReport = {
+  const report: Omit<TurnReport, 'latency'> = {
     index: r.index,
     userText: r.userText,
     assistantText: (r.answer?.text ?? '').trim(),
@@ -134,15 +134,15 @@ export function turnReport(r: TurnRecord, output: AudioOutput, echoOver?: (fromM
     prepared: r.prepared,
     preparedLeadMs: r.preparedAtMs === null ? null : round(r.endOfTurnMs - r.preparedAtMs),
     timings,
-    latency: latencyOf(timings),
     engine: {
       sttFinalDecodeMs: round(r.sttDecodeMs),
-      llmUntilFirstClauseMs: times.firstClauseMs === null ? null : round(times.firstClauseMs - r.sttFinalMs),
+      // Read off the timeline below, with the latency block.
+      llmUntilFirstClauseMs: null,
       ttsFirstClauseMs: orNull(times.ttsFirstClauseMs),
     },
     echo: echoOver && firstAudioMs !== null && lastAudioMs !== null ? echoOver(firstAudioMs, lastAudioMs) : null,
     ...(r.error ? { error: r.error } : {}),
   };
   report.timeline = timelineOf(report);
-  return report;
+  return withReportFigures(report);
 }
