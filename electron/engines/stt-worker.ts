@@ -120,7 +120,12 @@ function decodeFromCut(rec: OnlineRecognizer, s: Open, to: number): string {
   const from = s.cut?.at ?? 0;
   const copy = rec.createStream();
   copy.acceptWaveform({ samples: samplesBetween(s.audio, from, to), sampleRate });
-  return [s.cut?.text ?? '', finishStream(rec, copy)].map((t) => t.trim()).filter(Boolean).join(' ');
+  return afterCut(s, finishStream(rec, copy));
+}
+
+/** The words before the last cut, then `text`. */
+function afterCut(s: Open, text: string): string {
+  return [s.cut?.text ?? '', text].map((t) => t.trim()).filter(Boolean).join(' ');
 }
 
 /** A stream over the audio from sample `from` on, fed up to where it trails the turn's own stream. */
@@ -144,7 +149,7 @@ function feedUpTo(rec: OnlineRecognizer, s: Pick<Open, 'audio'>, sinceCut: Open[
 function wordsUpTo(rec: OnlineRecognizer, s: Open, to: number): string {
   if (s.sinceCut.fed > to) return decodeFromCut(rec, s, to);
   feedUpTo(rec, s, s.sinceCut, to);
-  return [s.cut?.text ?? '', finishStream(rec, s.sinceCut.stream)].map((t) => t.trim()).filter(Boolean).join(' ');
+  return afterCut(s, finishStream(rec, s.sinceCut.stream));
 }
 
 function handle(rec: OnlineRecognizer, m: ToWorker): void {

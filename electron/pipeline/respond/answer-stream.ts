@@ -41,17 +41,24 @@ export interface AnswerDeps {
  * count once it is adopted), and hears when another one was wanted (the turn will ask again).
  */
 export type ToolHooks =
-  | { run: true; onUse: (use: ToolUse) => void; onRound: (round: ToolRound) => void; onAsk: (request: ToolRequest) => string }
+  | ({ run: true } & RunningTools)
   | {
       run: false;
       /**
-       * A tool that changes something was wanted. An adopted draft returns its turn's `onAsk`: a call
-       * that needs the user's yes then asks, as the committed answer would have.
+       * A tool that changes something was wanted. An adopted draft returns its turn's hooks: the call
+       * then runs, or asks for the user's yes, as in the committed answer; otherwise null.
        */
-      onWanted: () => ((request: ToolRequest) => string) | null;
+      onWanted: () => RunningTools | null;
       /** A prepared answer: a tool that only reads runs, its call told here (counted only if the answer is adopted). */
       readOnly?: { onUse: (use: ToolUse) => void; onRound: (round: ToolRound) => void };
     };
+
+/** Where a committed answer's tool calls are told, and the question it asks before one that changes something. */
+export interface RunningTools {
+  onUse: (use: ToolUse) => void;
+  onRound: (round: ToolRound) => void;
+  onAsk: (request: ToolRequest) => string;
+}
 
 /** What the model is told of a call that waits for the user's yes. */
 export const ASKED_RESULT = 'not run yet: the user was asked to confirm, and it runs only if they say yes';
@@ -91,34 +98,33 @@ export function answerStream(deps: AnswerDeps, spec: AnswerStreamSpec): Utteranc
         // A question for the user ends the answer: the model writes nothing after it.
         const asked = new AbortController();
         const both = AbortSignal.any([signal, asked.signal]);
-        /** The answer ends with the question `onAsk` gives for `request`. */
-        const ask = (call: ToolCall, request: ToolRequest, onAsk: (request: ToolRequest) => string, onRound: (round: ToolRound) => void): string => {
-          const question = ` ${onAsk(request)}`;
-          spec.onText(question);
-          write(question);
-          asked.abort();
-          onRound({ calls: [call], results: [{ id: call.id, content: ASKED_RESULT }] });
-          return ASKED_RESULT;
-        };
         const callTool = async (call: ToolCall): Promise<string> => {
-          if (!hooks?.run || !box) {
-            if (hooks && !hooks.run && box && hooks.readOnly && box.readsOnly(call)) {
-              const result = await box.call(call, signal, hooks.readOnly.onUse);
-              hooks.readOnly.onRound({ calls: [call], results: [{ id: call.id, content: result }] });
+          // Without both the model is offered no tool (below), so no call comes.
+          if (!hooks || !box) return 'error: no tool may run for this answer';
+          let run: RunningTools | null = hooks.run ? hooks : null;
+          if (!hooks.run) {
+            const { readOnly } = hooks;
+            if (readOnly && box.readsOnly(call)) {
+              const result = await box.call(call, signal, readOnly.onUse);
+              readOnly.onRound({ calls: [call], results: [{ id: call.id, content: result }] });
               return result;
             }
-            const onAsk = hooks && !hooks.run ? hooks.onWanted() : null;
-            const request = onAsk && box && !asked.signal.aborted ? box.request(call) : null;
-            const readOnly = hooks && !hooks.run ? hooks.readOnly : undefined;
-            if (onAsk && request && readOnly) return ask(call, request, onAsk, readOnly.onRound);
-            return asked.signal.aborted ? ASKED_RESULT : 'error: no tool may run for this answer';
+            run = hooks.onWanted();
           }
           // Calls beside the one that asked wait too: nothing runs until the user has answered.
           if (asked.signal.aborted) return ASKED_RESULT;
+          if (!run) return 'error: no tool may run for this answer';
           const request = box.request(call);
-          if (request) return ask(call, request, hooks.onAsk, hooks.onRound);
-          const result = await box.call(call, signal, hooks.onUse);
-          hooks.onRound({ calls: [call], results: [{ id: call.id, content: result }] });
+          if (request) {
+            const question = ` ${run.onAsk(request)}`;
+            spec.onText(question);
+            write(question);
+            asked.abort();
+            run.onRound({ calls: [call], results: [{ id: call.id, content: ASKED_RESULT }] });
+            return ASKED_RESULT;
+          }
+          const result = await box.call(call, signal, run.onUse);
+          run.onRound({ calls: [call], results: [{ id: call.id, content: result }] });
           return result;
         };
         try {

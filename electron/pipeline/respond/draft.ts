@@ -24,7 +24,7 @@ export interface DraftOwner {
   onFirstToken: (ms: number) => void;
   onError: (e: Error) => void;
   onRoute: (route: LlmRoute) => void;
-  /** A call the draft ran to a tool that only reads (before its adoption, told then), and its round. */
+  /** A call the draft ran (before its adoption only to a tool that only reads, told then), and its round. */
   onToolUse: (use: ToolUse) => void;
   onToolRound: (round: ToolRound) => void;
   /** A tool that needs the user's yes was wanted after the adoption: the turn asks, and this gives the question. */
@@ -122,12 +122,13 @@ export class Draft {
         this.owner?.onError(e);
       },
       // A prepared answer runs only tools that read: another one wanted means the committed turn
-      // asks again, with tools. Once adopted, a tool that needs the user's yes is asked for as the
-      // committed answer would; any other the answer is told it may not run.
+      // asks again, with tools. Once adopted, it is the committed answer: its calls run (or ask for
+      // the user's yes) as that answer's would.
       tools: {
         run: false,
         onWanted: () => {
-          if (this.owner) return this.owner.onAsk;
+          const owner = this.owner;
+          if (owner) return { onUse: owner.onToolUse, onRound: owner.onToolRound, onAsk: owner.onAsk };
           this.failed = true;
           this.utterance?.discard();
           return null;
