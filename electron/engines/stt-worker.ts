@@ -17,7 +17,9 @@ export type ToWorker =
    * unknown); when known, a new cut is made in its middle.
    */
   | { type: 'peek'; id: number; request: number; quietSamples: number }
-  | { type: 'abort'; id: number };
+  | { type: 'abort'; id: number }
+  /** The recognizer is being disposed: the thread ends itself between native calls. */
+  | { type: 'close' };
 
 /** `ms`: the thread's working time since its last report, so the benchmark can count it (the caller's clock cannot). */
 export type FromWorker =
@@ -39,6 +41,12 @@ export interface WorkerConfig {
    * more): a pause's cut falls in the middle of its silence, and audio already decoded cannot be taken back.
    */
   trailSamples: number;
+  /**
+   * Set (to 1) when the recognizer is disposed: every message still queued is skipped and the thread
+   * exits. Terminating it from outside during a native decode aborts the whole process (sherpa-onnx's
+   * addon throws a C++ exception no one catches).
+   */
+  closing: SharedArrayBuffer;
 }
 
 const port = parentPort;
@@ -55,7 +63,8 @@ function spent(): number {
   startedAt = now;
   return ms;
 }
-const { recognizer: config, sampleRate, trailSamples } = workerData as WorkerConfig;
+const { recognizer: config, sampleRate, trailSamples, closing } = workerData as WorkerConfig;
+const closed = new Int32Array(closing);
 
 let recognizer: OnlineRecognizer | null = null;
 try {
@@ -152,7 +161,7 @@ function wordsUpTo(rec: OnlineRecognizer, s: Open, to: number): string {
   return afterCut(s, finishStream(rec, s.sinceCut.stream));
 }
 
-function handle(rec: OnlineRecognizer, m: ToWorker): void {
+function handle(rec: OnlineRecognizer, m: Exclude<ToWorker, { type: 'close' }>): void {
   if (m.type === 'open') {
     const audio = { audio: [], samples: 0 };
     streams.set(m.id, { stream: rec.createStream(), text: '', ...audio, cut: null, sinceCut: streamFrom(rec, audio, 0) });
@@ -201,6 +210,9 @@ function handle(rec: OnlineRecognizer, m: ToWorker): void {
 }
 
 port.on('message', (m: ToWorker) => {
+  if (m.type === 'close') process.exit(0);
+  // Disposed: what is still queued is not wanted (the 'close' behind it ends the thread).
+  if (Atomics.load(closed, 0) === 1) return;
   if (!recognizer) return;
   startedAt = performance.now();
   try {

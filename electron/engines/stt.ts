@@ -12,6 +12,8 @@ export const STT_SAMPLE_RATE = 16000;
 export const PAUSE_PEEK_QUIET_MS = 150;
 /** How much more than half of PAUSE_PEEK_QUIET_MS the recognizer thread's stream since the last cut trails the audio (two VAD windows). */
 const PEEK_TRAIL_SLACK_MS = 64;
+/** How long a disposed recognizer's thread may take to finish its native call and exit before it is terminated. */
+const CLOSE_WAIT_MS = 5000;
 /** Audio messages (one per 32 ms window) in flight to the recognizer thread before it counts as behind. */
 const BACKLOG_WINDOWS = 3;
 
@@ -115,6 +117,8 @@ export class StreamingRecognizer implements SpeechRecognizer {
   /** Peeks in flight, by request id (a session may peek more than once). */
   private readonly peeks = new Map<number, { resolve: (text: string) => void; reject: (e: Error) => void }>();
   private nextPeek = 0;
+  /** The thread has ended. */
+  private exited = false;
   /** Set once the thread is gone: every later finish() fails with it. */
   private stopped: Error | null = null;
   /** Audio messages posted to the thread and not yet decoded there. */
@@ -127,11 +131,19 @@ export class StreamingRecognizer implements SpeechRecognizer {
     return this.undecoded > BACKLOG_WINDOWS;
   }
 
-  private constructor(private readonly worker: Worker, id: string, loadMs: number) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly closing: SharedArrayBuffer,
+    id: string,
+    loadMs: number,
+  ) {
     this.info = { id, kind: 'streaming', loadMs };
     worker.on('message', (m: FromWorker) => this.receive(m));
     worker.on('error', (e) => this.stop(e));
-    worker.on('exit', (code) => this.stop(new Error(`the speech recognizer stopped (thread exit code ${code})`)));
+    worker.on('exit', (code) => {
+      this.exited = true;
+      this.stop(new Error(`the speech recognizer stopped (thread exit code ${code})`));
+    });
     // Idle, the thread must not keep a CLI or a test process alive; a pending finish() holds it (see hold()).
     worker.unref();
   }
@@ -148,6 +160,7 @@ export class StreamingRecognizer implements SpeechRecognizer {
         joiner: file(resolved, spec.joiner, 'joiner'),
       };
     const t0 = performance.now();
+    const closing = new SharedArrayBuffer(4);
     const worker = startWorker({
       recognizer: {
         featConfig: { sampleRate: STT_SAMPLE_RATE, featureDim: 80 },
@@ -159,6 +172,7 @@ export class StreamingRecognizer implements SpeechRecognizer {
       sampleRate: STT_SAMPLE_RATE,
       // A peek's silence is measured a window or so apart from the audio the thread has been fed.
       trailSamples: Math.round((STT_SAMPLE_RATE * (PAUSE_PEEK_QUIET_MS / 2 + PEEK_TRAIL_SLACK_MS)) / 1000),
+      closing,
     });
     try {
       await loaded(worker);
@@ -166,7 +180,7 @@ export class StreamingRecognizer implements SpeechRecognizer {
       await worker.terminate();
       throw loadFailure(resolved, e);
     }
-    return new StreamingRecognizer(worker, resolved.entry.id, performance.now() - t0);
+    return new StreamingRecognizer(worker, closing, resolved.entry.id, performance.now() - t0);
   }
 
   private post(m: ToWorker): void {
@@ -265,7 +279,15 @@ export class StreamingRecognizer implements SpeechRecognizer {
   /** Ends the recognizer's thread (and frees its model). */
   async dispose(): Promise<void> {
     this.stop(new Error('the speech recognizer was closed'));
-    await this.worker.terminate();
+    if (this.exited) return;
+    // The thread ends itself after the native call it is in (see WorkerConfig.closing); terminate only one that hangs.
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    Atomics.store(new Int32Array(this.closing), 0, 1);
+    this.worker.postMessage({ type: 'close' } satisfies ToWorker);
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), CLOSE_WAIT_MS)));
+    if ((await Promise.race([exited, hung])) === 'hung') await this.worker.terminate();
+    clearTimeout(timer);
   }
 }
 
