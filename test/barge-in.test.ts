@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ACK_GAP_MAX_MS, BACKCHANNEL_MAX_MS, BargeInPolicy, PEEK_AFTER_MS, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
+import { ACK_GAP_MAX_MS, BACKCHANNEL_MAX_MS, BargeInPolicy, LOUD_HOLD_MS, LOUD_ONSET_DB, PEEK_AFTER_MS, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
 
 const cfg: BargeInConfig = { enabled: true, minSpeechMs: 400, falseInterruptionMs: 1500, backchannels: false, onsetHoldMs: 0 };
 const policy = (over: Partial<BargeInConfig> = {}) => {
@@ -153,7 +153,7 @@ describe('barge-in policy with backchannels (pure, scripted timelines)', () => {
     assert.equal(p.peekDue(1000 + PEEK_AFTER_MS[0]! - 1), false);
     assert.equal(p.peekDue(1000 + PEEK_AFTER_MS[0]!), true);
     assert.equal(p.peekDue(1000 + PEEK_AFTER_MS[0]! + 1), false, 'once each');
-    assert.equal(p.peekDue(1000 + PEEK_AFTER_MS[1]!), true);
+    for (const after of PEEK_AFTER_MS.slice(1)) assert.equal(p.peekDue(1000 + after), true);
     assert.equal(p.peekDue(5000), false, 'then the interim words decide');
     p.onWords(1400, 'interruption');
     assert.equal(p.peekDue(6000), false, 'nothing is being judged once paused');
@@ -167,7 +167,7 @@ describe('barge-in policy with backchannels (pure, scripted timelines)', () => {
     assert.deepEqual(p.onWords(1700, 'interruption'), [{ type: 'interrupt', atMs: 1700, pausedAtMs: 1700, speechStartMs: 980 }], '"okay, tell me more"');
   });
 
-  it('a short acknowledgement is recorded and the answer comes back up; a cough or a stray word only comes back up', () => {
+  it('a short acknowledgement is recorded and the answer comes back up; a cough only comes back up; a short word judged an interruption ("wait") stops it', () => {
     const p = ducking();
     p.onCandidate(1000, 'speaking', 980, 3);
     assert.deepEqual(p.onDiscarded(1400, { verdict: 'acknowledgement', text: 'yeah' }), [
@@ -177,7 +177,10 @@ describe('barge-in policy with backchannels (pure, scripted timelines)', () => {
     p.onCandidate(2000, 'speaking', 1990, 3);
     assert.deepEqual(p.onDiscarded(2300), [{ type: 'unduck', atMs: 2300 }]);
     p.onCandidate(3000, 'speaking', 2990, 3);
-    assert.deepEqual(p.onDiscarded(3300, { verdict: 'interruption', text: 'the' }), [{ type: 'unduck', atMs: 3300 }], 'too short to be a turn: only a short command stops it, as when paused');
+    assert.deepEqual(p.onDiscarded(3300, { verdict: 'interruption', text: 'wait' }), [{ type: 'interrupt', atMs: 3300, pausedAtMs: 3000, speechStartMs: 2990 }], 'too short to be a turn, but taking the floor');
+    p.onCandidate(4000, 'speaking', 3990, 3);
+    const evidence = { durationMs: 380, levelDb: -7, pitchSemitones: -3, words: 'unclear' as const };
+    assert.deepEqual(p.onDiscarded(4300, { verdict: 'acknowledgement', text: 'hokay', evidence }).at(-1), { type: 'backchannel', atMs: 4300, speechTurn: 3, speechStartMs: 3990, text: 'hokay', evidence }, 'its evidence goes with it');
   });
 
   it('long enough to be a turn is not enough to stop it: the turn\'s words decide, at full volume once it pauses', () => {
@@ -296,6 +299,27 @@ describe('barge-in policy with an onset hold (pure, scripted timelines)', () => 
     assert.equal(p.resumeAtMs, 1000 + ACK_GAP_MAX_MS - 40 - 100, 'cut to fit the gap');
     p.reset();
     assert.deepEqual(p.onCandidate(2000, 'speaking', 1980, 3, 180), [{ type: 'duck', atMs: 2000 }], 'the answer is in a pause of its own: lowered');
+  });
+
+  it('speech that is loud against the requests keeps the answer silent up to LOUD_HOLD_MS, acknowledgement-like interim words notwithstanding; a quiet one does not', () => {
+    const p = holding();
+    p.onCandidate(1000, 'speaking', 980, 3, 0, -12);
+    assert.equal(p.resumeAtMs, 1200, 'quiet: the usual hold');
+    p.onLevel(1100, -10);
+    assert.equal(p.resumeAtMs, 1200);
+    p.onLevel(1150, LOUD_ONSET_DB + 1);
+    assert.equal(p.resumeAtMs, 1000 + LOUD_HOLD_MS - 40, 'grew loud: held longer');
+    assert.deepEqual(p.onWords(1180, 'acknowledgement'), [], 'the "ho" of "hold on" does not end it');
+    assert.deepEqual(p.onWords(1240, 'interruption'), []);
+    assert.deepEqual(p.onSpeechStart(1400, 'speaking'), [{ type: 'interrupt', atMs: 1400, pausedAtMs: 1000 }], 'stopped where it began');
+    p.onCandidate(2000, 'speaking', 1980, 4, 0, 0);
+    assert.equal(p.resumeAtMs, 2000 + LOUD_HOLD_MS - 40, 'loud from its first sound');
+    assert.deepEqual(p.tick(2000 + LOUD_HOLD_MS - 40), [
+      { type: 'duck', atMs: 2260 },
+      { type: 'resume', atMs: 2260 },
+    ]);
+    p.onLevel(2300, 0);
+    assert.equal(p.resumeAtMs, 2000 + 1500, 'a hold over is not begun again');
   });
 
   it('with onsetHoldMs 0 the answer is only lowered, as before', () => {

@@ -8,17 +8,9 @@ import { SETTINGS_RANGES, type NumericSettingPath } from '../electron/settings/s
 import { TimerBook } from '../electron/timers/timer-book';
 import { sampleReport } from './history-fixtures';
 
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../electron/seeded-random';
+
+export { prng };
 
 export interface FuzzFiles {
   /** settings.json's text, or null for none. */

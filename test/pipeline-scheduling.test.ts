@@ -4,6 +4,7 @@
  * that answers after a set delay and logs the history it is given, and a voice that is a tone.
  * These stand in for the engines only to control timing; every engine is tested for real elsewhere.
  */
+import { LOUD_HOLD_MS } from '../electron/pipeline/respond/barge-in';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatMessage, GenerateOptions, LanguageModel } from '../electron/engines/llm-types';
@@ -180,7 +181,8 @@ describe('timeouts with the microphone muted (scripted engines)', () => {
 
   // Held means paused with backchannels off; with them on, silent for the onset hold and then
   // lowered (ducked), as shipped, or only lowered with no onset hold.
-  const ONSET = DEFAULT_SETTINGS.bargeIn.onsetHoldMs;
+  // The sound is as loud as the request: the onset hold is the loud one (its 40 ms of slack off).
+  const ONSET = LOUD_HOLD_MS - 40;
   const MODES = [
     { name: 'paused', settings: mergeSettings(DEFAULT_SETTINGS, { bargeIn: { backchannels: false } }), held: 'paused', back: 'resumed', onset: false },
     { name: 'lowered', settings: mergeSettings(DEFAULT_SETTINGS, { bargeIn: { onsetHoldMs: 0 } }), held: 'ducked', back: 'restored', onset: false },

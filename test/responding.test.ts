@@ -500,7 +500,7 @@ describe('responding with backchannels (scripted turn events)', () => {
     assert.deepEqual(log.filter((e) => e.type === 'playback').map((e) => e.type === 'playback' && e.action), ['ducked', 'restored']);
   });
 
-  // Lowered only, a word that is no acknowledgement pauses the answer where it was heard; as shipped,
+  // Lowered only, a word people take the floor with pauses the answer where it was heard; as shipped,
   // the first sound silenced it (the onset hold) and the word keeps it silent past the hold.
   const INTERRUPTIONS = [
     { name: 'lowered only: a word that is no acknowledgement pauses the answer where it was heard', settings: LOWERING, wordAtMs: 450, stoppedMs: 450 },
@@ -511,7 +511,7 @@ describe('responding with backchannels (scripted turn events)', () => {
       const { r, clock, output, endTurn, history } = await speechOverAnswer(c.settings);
       assert.equal(output.paused, c.settings.bargeIn.onsetHoldMs > 0, 'silent at the first sound only with the hold');
       clock.t = c.wordAtMs;
-      r.onTurnEvent({ type: 'words', atMs: clock.t, text: 'whe' });
+      r.onTurnEvent({ type: 'words', atMs: clock.t, text: 'wait' });
       r.tick(450);
       assert.equal(output.paused, true, 'paused once the word was heard, and still after the hold');
       clock.t = 600;

@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json] [--tools]`
  * `npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]`
+ * `npm run bench -- --acks [--split held-out|tuning|all]` (electron/cli/bench-acks.ts)
  * `npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick]`
  *
  * Runs the app's pipeline (same code, real engines, fast clock) over every clip of a speech corpus
@@ -41,6 +42,7 @@ import { VoicePipeline } from '../pipeline/voice-pipeline';
 import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../settings/schema';
 import { parseCli, runCli } from './args';
+import { ACKS_USAGE, benchAcks } from './bench-acks';
 import { builtInToolbox } from '../tools/built-in';
 import { loggingOpener } from '../tools/open';
 import type { Toolbox } from '../tools/toolbox';
@@ -176,6 +178,9 @@ runCli(async () => {
       'real-size': { type: 'boolean' },
       tier: { type: 'string' },
       standins: { type: 'string' },
+      acks: { type: 'boolean' },
+      split: { type: 'string' },
+      'ack-corpus': { type: 'string' },
     },
     USAGE,
     `Runs the app's pipeline over a speech corpus and prints per-stage latency (median, p95, p99, max),
@@ -185,10 +190,14 @@ over a corpus with marked pauses, false cut-offs against end latency, and voice-
 streaming pipeline against a sequential one.
 With --rooms, the room benchmark: the clips with the assistant's answers coming back through each
 room's impulse response, at echo gains 0.5 and 1: self-interruptions, false turns, barge-ins, ERLE.
+With --acks, the acknowledgement benchmark: new espeak-ng voices saying acknowledgements or real
+interruptions over a long answer (generated once, docs/listening.md): how many let it go on, how
+many stop it within 350 ms.
 
 Usage: ${USAGE}
        ${TURNS_USAGE}
        ${ROOMS_USAGE}
+       ${ACKS_USAGE}
 
   --models DIR       where to find models (default: the user's models folder, then the bundled ones)
   --corpus DIR       a folder of WAV clips with manifest.json (default: ../shared/speech; with --turns ../shared/speech/turns)
@@ -210,6 +219,9 @@ Usage: ${USAGE}
                      factors, threads, prompt tokens per turn, the first turn apart and the sequential cascade
   --tier cpu|gpu     with --real-size: which tier's defaults (default cpu: Qwen2.5 1.5B; gpu: Qwen3 4B)
   --standins DIR     with --real-size: where the stand-ins are kept (default ${defaultStandinsDir()})
+  --acks             the acknowledgement benchmark
+  --split S          with --acks: held-out (default: the voices the policy was never tuned on), tuning or all
+  --ack-corpus DIR   with --acks: where the generated corpus is kept (default: a cache folder; needs espeak-ng once)
   -h, --help         this help`,
   );
   if (values.rooms !== undefined) {
@@ -218,6 +230,11 @@ Usage: ${USAGE}
   if (!values.turns && values.rooms === undefined && (values.svg !== undefined || values.quick)) throw new UserError(`--svg and --quick go with --turns (--quick also with --rooms). Usage: ${TURNS_USAGE}`, 'usage');
   if (values.turns && values.runs !== undefined) throw new UserError(`--runs does not go with --turns (each policy runs once over the corpus). Usage: ${TURNS_USAGE}`, 'usage');
   const base = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
+  if (values.acks) {
+    if (values.turns || values.rooms !== undefined || values['real-size'] || values.runs !== undefined) throw new UserError(`--acks runs alone. Usage: ${ACKS_USAGE}`, 'usage');
+    return benchAcks(base, values);
+  }
+  if (values.split !== undefined || values['ack-corpus'] !== undefined) throw new UserError(`--split and --ack-corpus go with --acks. Usage: ${ACKS_USAGE}`, 'usage');
   // Short answers keep a run about latency, not about how long the model can talk.
   let settings = values.settings ? base : mergeSettings(base, { llm: { maxTokens: 64 } });
   if (!values['real-size'] && (values.tier !== undefined || values.standins !== undefined)) throw new UserError(`--tier and --standins go with --real-size. Usage: ${USAGE}`, 'usage');

@@ -68,6 +68,23 @@ export interface BargeInTimes {
 export interface Backchannel {
   atMs: number;
   text: string;
+  /** What the decision rested on (absent in reports from before it was recorded). */
+  evidence?: AcknowledgementEvidence;
+}
+
+/**
+ * What a listener hears of speech over the answer, beside its words: the acknowledgement policy
+ * (respond/acknowledgement-policy.ts) decides on these.
+ */
+export interface AcknowledgementEvidence {
+  /** From its first sound to its last (ms). */
+  durationMs: number;
+  /** Its loud part against the loud part of the user's requests (dB); null before any request was heard. */
+  levelDb: number | null;
+  /** How its pitch moved from its first voiced part to its last (semitones, negative: falling); null when too little was voiced. */
+  pitchSemitones: number | null;
+  /** How its words read: acknowledgement-like, a word people take the floor with, a guess that is neither (how it sounded decided), or no words. */
+  words: 'acknowledgement' | 'floor' | 'unclear' | 'none';
 }
 
 /** One tool call in a turn report. */

@@ -25,6 +25,91 @@ const MAX_UNITS = 4;
  */
 const NOT_HUMS = new Set(['me', 'him', 'her', 'here', 'hear', 'home', 'more', 'man', 'men', 'mine', 'name', 'mean', 'moan', 'moon', 'room', 'harm', 'hen', 'mom', 'ham', 'hero', 'hire', 'horn', 'human', 'hammer', 'humor', 'minor', 'manner', 'hair', 'hour']);
 
+/**
+ * Words people take the floor with ("wait", "hold on", "no", "what about ..."): one of them, spelled
+ * exactly, is an interruption however short and quiet it is. Only words a recognizer rarely makes
+ * of a hum ("how", "who" are how an "uh huh" is often heard).
+ */
+const FLOOR_WORDS = new Set(['wait', 'stop', 'hold', 'hang', 'no', 'not', 'nope', 'actually', 'excuse', 'sorry', 'pardon', 'question', 'what', 'why', 'where', 'when', 'which', 'but', 'please', 'tell', 'can', 'could', 'would', 'cancel', 'pause', 'listen', 'hey', 'instead', 'again']);
+
+/**
+ * How words said over the answer read: `verdict` as judgeWords gives it; `floor`: one is a word
+ * people take the floor with; `unclear`: none is, and not all are acknowledgement-like (a recognizer's
+ * guess at a sound it does not know: "hokay", "writ", "i sea"), so how it sounded must decide.
+ */
+export interface WordsReading {
+  verdict: WordsVerdict;
+  floor: boolean;
+  unclear: boolean;
+  words: number;
+}
+
+/**
+ * How a word sounds, roughly, so that a recognizer's guess at an unfamiliar voice still matches:
+ * consonants only (vowels, h, and a y or w that is no syllable's start dropped), voiced and
+ * voiceless pairs merged, spellings of one sound made one ("writ" and "right" are "rt", "wheyt"
+ * and "wait" "wt", "hokay" and "okay" "k").
+ */
+export function soundKey(word: string): string {
+  const w = word
+    .toLowerCase()
+    .replace(/[^a-z]/g, '')
+    .replace(/^wr/, 'r')
+    .replace(/^kn/, 'n')
+    .replace(/^wh/, 'w')
+    .replace(/gh/g, '')
+    .replace(/ph/g, 'f')
+    .replace(/sh/g, 'S')
+    .replace(/ch/g, 'C')
+    .replace(/th/g, 'T')
+    .replace(/ck/g, 'k')
+    .replace(/q/g, 'k')
+    .replace(/x/g, 'ks')
+    .replace(/c(?=[eiy])/g, 's')
+    .replace(/c/g, 'k')
+    .replace(/[wy](?![aeiou])/g, '')
+    .replace(/(?<=.)[wy]/g, '')
+    .replace(/[aeiouh]/g, '')
+    .replace(/b/g, 'p')
+    .replace(/d/g, 't')
+    .replace(/g/g, 'k')
+    .replace(/v/g, 'f')
+    .replace(/z/g, 's');
+  return w.replace(/(.)\1+/g, '$1');
+}
+
+/** A phrase's sound: its words' keys run together ("got it" is "kt"). */
+function phraseKey(words: readonly string[]): string {
+  return words.map(soundKey).join('').replace(/(.)\1+/g, '$1');
+}
+
+/**
+ * How words said over the answer read: `verdict` as judgeWords gives it, or as they sound when no
+ * spelling matched; `floor`: one is (or sounds like) a word people take the floor with; `unclear`:
+ * neither, a recognizer's guess at a sound it does not know, so how it sounded must decide.
+ */
+export interface WordsReading {
+  verdict: WordsVerdict;
+  floor: boolean;
+  unclear: boolean;
+  words: number;
+}
+
+export function readWords(text: string, phrases: readonly (readonly string[])[]): WordsReading {
+  const words = tokens(text);
+  const spelled = judgeWords(text, phrases);
+  const reading = (verdict: WordsVerdict, floor: boolean): WordsReading => ({ verdict, floor, unclear: verdict === 'interruption' && !floor, words: words.length });
+  if (words.some((w) => FLOOR_WORDS.has(w))) return reading('interruption', true);
+  if (spelled !== 'interruption') return reading(spelled, false);
+  const ackKeys = new Set(phrases.map(phraseKey));
+  if (ackKeys.has(phraseKey(words))) return reading('acknowledgement', false);
+  // A word sounding like a floor word of four letters or more (shorter ones sound like too much),
+  // unless an acknowledgement sounds the same ("could" and "got it").
+  const floorKeys = [...FLOOR_WORDS].filter((w) => w.length >= 4).map(soundKey).filter((k) => k.length >= 2 && !ackKeys.has(k));
+  const floor = words.map(soundKey).some((k) => floorKeys.some((f) => k === f || (f.length >= 3 && k.includes(f))));
+  return reading('interruption', floor);
+}
+
 export type WordsVerdict =
   /** Every word so far is acknowledgement-like (the last may be the start of one). */
   | 'acknowledgement'

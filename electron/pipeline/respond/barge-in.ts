@@ -1,5 +1,6 @@
 import type { AssistantPhase } from '../vocabulary';
 import type { WordsVerdict } from './acknowledgement';
+import type { AcknowledgementEvidence } from '../report';
 /**
  * What to do when the user starts talking while an answer is on its way or being spoken. A pure
  * policy: the pipeline tells it about candidate speech, confirmed speech and the passing of time,
@@ -28,10 +29,18 @@ export const BACKCHANNEL_MAX_MS = 1500;
  * streaming recognizer's interim words come a chunk (about 300 ms) at a time, and "st" of a "stop"
  * must not wait for the next one.
  */
-export const PEEK_AFTER_MS: readonly number[] = [150, 300];
+export const PEEK_AFTER_MS: readonly number[] = [120, 210, 290];
 
 /** The longest silence an acknowledgement may leave in the answer: longer, and it is heard as the answer stopping. */
 export const ACK_GAP_MAX_MS = 250;
+/**
+ * Speech over the answer that begins at least as loud as this against the user's requests (dB) is
+ * likely someone taking the floor: the answer stays silent up to LOUD_HOLD_MS while its words are
+ * judged, so a real interruption is stopped where it began (an acknowledgement said that loudly
+ * costs a pause of that length, shorter when its words come first).
+ */
+export const LOUD_ONSET_DB = -4;
+export const LOUD_HOLD_MS = 300;
 /** What the end of an onset hold may lag: it is released on the next audio window. */
 const HOLD_SLACK_MS = 40;
 /** An onset hold shorter than this would silence nothing sooner than the answer's own pause: it is only lowered. */
@@ -51,7 +60,7 @@ export type BargeInDecision =
   /** Back to full volume. */
   | { type: 'unduck'; atMs: number }
   /** The speech that began at `speechStartMs` was an acknowledgement: the answer goes on, no turn. */
-  | { type: 'backchannel'; atMs: number; speechStartMs: number; text: string; speechTurn: number };
+  | { type: 'backchannel'; atMs: number; speechStartMs: number; text: string; speechTurn: number; evidence?: AcknowledgementEvidence };
 
 /** Speech over a playing answer, not yet judged: the answer plays on, lowered (unless `ackPause`). */
 interface Deciding {
@@ -66,6 +75,8 @@ interface Deciding {
   peeks: number;
   /** The onset hold: playback is paused (silent) until then, unless words decide sooner; null once it plays on, lowered. */
   holdUntilMs: number | null;
+  /** It grew loud during the hold: interim acknowledgement-like words (the "ho" of "hold on") do not end the hold early. */
+  loud?: boolean;
 }
 
 /** A short word that acts on the answer being spoken, whatever its length ("stop" is shorter than minSpeechMs). */
@@ -114,7 +125,7 @@ export class BargeInPolicy {
    * hold, or is lowered. `quietMs`: the silence the answer already has around where it is playing,
    * which a hold would lengthen: the hold is cut so that the gap stays within ACK_GAP_MAX_MS.
    */
-  onCandidate(atMs: number, phase: AssistantPhase, speechStartMs?: number, speechTurn = -1, quietMs = 0): BargeInDecision[] {
+  onCandidate(atMs: number, phase: AssistantPhase, speechStartMs?: number, speechTurn = -1, quietMs = 0, levelDb: number | null = null): BargeInDecision[] {
     if (phase === 'idle' || !this.listens(phase) || this.held || this.userPaused) return [];
     const start = speechStartMs === undefined ? {} : { speechStartMs };
     const config = this.config();
@@ -122,10 +133,22 @@ export class BargeInPolicy {
       const holdMs = Math.min(config.onsetHoldMs, ACK_GAP_MAX_MS - HOLD_SLACK_MS - quietMs);
       const holdUntilMs = holdMs >= MIN_ONSET_HOLD_MS ? atMs + holdMs : null;
       this.held = { sinceMs: atMs, phase, deciding: { speechStartMs: speechStartMs ?? atMs, speechTurn, confirmed: false, ackPause: false, peeks: 0, holdUntilMs }, ...start };
+      if (holdUntilMs !== null) this.onLevel(atMs, levelDb);
       return [{ type: holdUntilMs === null ? 'duck' : 'pause', atMs }];
     }
     this.held = { sinceMs: atMs, phase, deciding: null, ...start };
     return [{ type: 'pause', atMs }];
+  }
+
+  /**
+   * How loud the speech being judged is so far (dB against the user's requests): loud, the onset
+   * hold lasts up to LOUD_HOLD_MS from its start (once; a hold already over is not begun again).
+   */
+  onLevel(atMs: number, levelDb: number | null): void {
+    const d = this.held?.deciding;
+    if (!d || d.holdUntilMs === null || levelDb === null || levelDb < LOUD_ONSET_DB || this.config().onsetHoldMs <= 0) return;
+    d.holdUntilMs = Math.max(d.holdUntilMs, this.held!.sinceMs + LOUD_HOLD_MS - HOLD_SLACK_MS);
+    d.loud = true;
   }
 
   /** The speech lasted long enough to be a turn. */
@@ -149,13 +172,18 @@ export class BargeInPolicy {
    * The candidate was too short to be a turn (cough, click, the assistant's own echo, a short
    * "yeah"); `words` are what the recognizer made of it and how they were judged.
    */
-  onDiscarded(atMs: number, words: { verdict: WordsVerdict; text: string } = { verdict: 'none', text: '' }): BargeInDecision[] {
+  onDiscarded(atMs: number, words: { verdict: WordsVerdict; text: string; evidence?: AcknowledgementEvidence } = { verdict: 'none', text: '' }): BargeInDecision[] {
     const held = this.held;
     if (!held || this.userPaused) return [];
     this.held = null;
+    // Too short to be a turn, but the user taking the floor all the same ("wait", a loud word).
+    if (words.verdict === 'interruption') {
+      const speechStartMs = held.deciding?.speechStartMs ?? held.speechStartMs;
+      return [{ type: 'interrupt', atMs, pausedAtMs: held.sinceMs, ...(speechStartMs === undefined ? {} : { speechStartMs }) }];
+    }
     if (!held.deciding) return [{ type: 'resume', atMs }];
-    // Too short to be a turn, and no short command: an acknowledgement, or nothing (as when paused).
-    return this.settle(held, held.deciding, atMs, words.verdict === 'interruption' ? 'none' : words.verdict, words.text);
+    // An acknowledgement, or nothing.
+    return this.settle(held, held.deciding, atMs, words.verdict, words.text, words.evidence);
   }
 
   /**
@@ -185,8 +213,8 @@ export class BargeInPolicy {
       d.holdUntilMs = null;
       return [{ type: 'resume', atMs }];
     }
-    // An acknowledgement need not wait out the hold.
-    if (onsetHeld && verdict === 'acknowledgement') return this.playOnLowered(d, atMs);
+    // An acknowledgement need not wait out the hold, unless it is loud.
+    if (onsetHeld && verdict === 'acknowledgement' && !d.loud) return this.playOnLowered(d, atMs);
     return [];
   }
 
@@ -211,11 +239,11 @@ export class BargeInPolicy {
    * The judged speech ended as a turn with these final words: an acknowledgement lets the answer
    * go on (and the turn is dropped: the caller answers it only if no `backchannel` decision came).
    */
-  onTurnEnded(atMs: number, verdict: WordsVerdict, text: string): BargeInDecision[] {
+  onTurnEnded(atMs: number, verdict: WordsVerdict, text: string, evidence?: AcknowledgementEvidence): BargeInDecision[] {
     const held = this.held;
     if (!held?.deciding) return [];
     this.held = null;
-    return this.settle(held, held.deciding, atMs, verdict, text);
+    return this.settle(held, held.deciding, atMs, verdict, text, evidence);
   }
 
   /** The onset hold ends with nothing known against the speech: the answer plays on, lowered, while it is judged. */
@@ -227,11 +255,11 @@ export class BargeInPolicy {
     ];
   }
 
-  private settle(held: { sinceMs: number }, d: Deciding, atMs: number, verdict: WordsVerdict, text: string): BargeInDecision[] {
+  private settle(held: { sinceMs: number }, d: Deciding, atMs: number, verdict: WordsVerdict, text: string, evidence?: AcknowledgementEvidence): BargeInDecision[] {
     if (verdict === 'interruption' || (verdict === 'none' && d.confirmed)) return [{ type: 'interrupt', atMs, pausedAtMs: held.sinceMs, speechStartMs: d.speechStartMs }];
     // Still in the onset hold it is at full volume, paused: it goes on.
     const restore: BargeInDecision[] = d.holdUntilMs !== null ? [{ type: 'resume', atMs }] : d.ackPause ? [] : [{ type: 'unduck', atMs }];
-    return verdict === 'acknowledgement' ? [...restore, { type: 'backchannel', atMs, speechStartMs: d.speechStartMs, text, speechTurn: d.speechTurn }] : restore;
+    return verdict === 'acknowledgement' ? [...restore, { type: 'backchannel', atMs, speechStartMs: d.speechStartMs, text, speechTurn: d.speechTurn, ...(evidence ? { evidence } : {}) }] : restore;
   }
 
   /** When time alone ends a hold: a pause nothing confirmed resumes, judged speech that goes on too long interrupts; null when none. */

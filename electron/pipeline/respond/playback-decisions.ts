@@ -45,7 +45,7 @@ export function applyDecisions(decisions: readonly BargeInDecision[], speechStar
         events.emit({ type: 'playback', t: d.atMs, action: 'restored' });
         break;
       case 'backchannel': {
-        const turn = answers.noteBackchannel({ atMs: round(d.speechStartMs), text: d.text }, output.position(d.speechStartMs));
+        const turn = answers.noteBackchannel({ atMs: round(d.speechStartMs), text: d.text, ...(d.evidence ? { evidence: d.evidence } : {}) }, output.position(d.speechStartMs));
         events.emit({ type: 'backchannel', t: d.atMs, turn, atMs: round(d.speechStartMs), text: d.text, speechTurn: d.speechTurn });
         break;
       }

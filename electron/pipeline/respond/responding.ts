@@ -12,7 +12,7 @@ import { serialSynthesizer } from '../speak/tts-queue';
 import type { EndedTurn, TurnEvent } from '../turns/turn-events';
 import type { AssistantPhase } from '../vocabulary';
 import { Answers } from './answers';
-import { parseAcknowledgements, judgeWords, type WordsVerdict } from './acknowledgement';
+import { AcknowledgementJudge, type Traits } from './acknowledgement-policy';
 import { ACK_GAP_MAX_MS, BargeInPolicy, type BargeInDecision } from './barge-in';
 import { applyDecisions, interruptAnswers, type PlaybackParts } from './playback-decisions';
 import { Conversation } from './conversation';
@@ -32,6 +32,8 @@ export interface UserTurnState {
   readonly active: boolean;
   /** The words of the speech in progress, decoded now (null when they cannot be). */
   peekWords?(): Promise<string> | null;
+  /** How the speech in progress sounds so far (null when none is). */
+  speechTraits?(): Traits | null;
 }
 
 export interface RespondingOptions {
@@ -66,8 +68,8 @@ export class Responding {
   private lastAnswer: string | null = null;
   /** Speech over the answer whose words are being recognized, to tell a short command or an acknowledgement from a cough. */
   private deciding = 0;
-  /** `bargeIn.acknowledgements` as parsed, for the setting it was parsed from. */
-  private ackList: { setting: string; phrases: string[][] } | null = null;
+  /** Judges speech over the answer (words and how it sounded) against `bargeIn.acknowledgements`. */
+  private readonly acks: AcknowledgementJudge;
   /** Which ended turns are requests (wake-phrase mode). */
   private readonly wake: WakeGate;
   /** The question about a tool that changes something, open until the next turn or silence. */
@@ -84,6 +86,7 @@ export class Responding {
     const { clock, events, output, settings } = ctx;
     const tts = serialSynthesizer(engines.tts);
     this.bargeIn = options.bargeIn;
+    this.acks = new AcknowledgementJudge(() => settings().bargeIn.acknowledgements);
     this.tools = engines.tools ?? null;
     this.conversation = new Conversation(settings().llm.systemPrompt);
     this.timers = new PipelineTimers(options.timers, clock, events);
@@ -188,7 +191,8 @@ export class Responding {
       case 'candidate': {
         // Only speech over an answer being heard can be held: the scan is not made for every turn's start.
         const quiet = e.phase === 'speaking' ? this.ctx.output.quietAround(this.ctx.output.position(e.atMs), ACK_GAP_MAX_MS) : null;
-        this.apply(this.bargeIn.onCandidate(e.atMs, e.phase, e.startMs, e.turn, quiet ? quiet.beforeMs + quiet.afterMs : 0));
+        const level = e.phase === 'speaking' ? (this.options.user.speechTraits?.()?.levelDb ?? null) : null;
+        this.apply(this.bargeIn.onCandidate(e.atMs, e.phase, e.startMs, e.turn, quiet ? quiet.beforeMs + quiet.afterMs : 0, level));
         break;
       }
       case 'speech-start':
@@ -213,7 +217,7 @@ export class Responding {
             const word = isShortCommand(words);
             const now = this.ctx.clock.now();
             if (word) this.shortCommand(word, now);
-            else this.apply(this.bargeIn.onDiscarded(now, { verdict: this.judge(words), text: words }));
+            else this.apply(this.bargeIn.onDiscarded(now, { ...this.acks.judge(words, e.traits ?? null, true), text: words }));
           })
           .finally(() => this.deciding--);
         break;
@@ -228,12 +232,13 @@ export class Responding {
         }
         break;
       case 'pause':
-        // Acknowledgement-like words and a pause: full volume while the end of the turn is awaited.
+        // Acknowledgement-like words and a pause: full volume while the end of the turn is awaited. The
+        // pause ends the speech so far, so it is judged as ended (if it goes on, it is judged again).
         if (this.bargeIn.decidingTurn && e.tentative) {
           this.deciding++;
           void e
             .tentative()
-            .then((words) => this.apply(this.bargeIn.onWords(this.ctx.clock.now(), this.judge(words), true)))
+            .then((words) => this.apply(this.bargeIn.onWords(this.ctx.clock.now(), this.acks.judge(words, this.options.user.speechTraits?.() ?? null, true).verdict, true)))
             .catch(() => {})
             .finally(() => this.deciding--);
         }
@@ -258,7 +263,7 @@ export class Responding {
   private heardWords(text: string, atMs: number): void {
     const word = isShortCommand(text);
     if (word && (this.bargeIn.holding || this.phase(atMs) === 'speaking')) this.shortCommand(word, atMs);
-    else if (this.bargeIn.deciding) this.apply(this.bargeIn.onWords(atMs, this.judge(text)));
+    else if (this.bargeIn.deciding) this.apply(this.bargeIn.onWords(atMs, this.acks.judge(text, this.options.user.speechTraits?.() ?? null, false).verdict));
   }
 
   /** Asks for the words of the speech being judged, decoded now, and lets them decide. */
@@ -270,13 +275,6 @@ export class Responding {
       .then((text) => this.heardWords(text, this.ctx.clock.now()))
       .catch(() => {})
       .finally(() => this.deciding--);
-  }
-
-  /** How `text` said over the answer reads: an acknowledgement, the user taking the floor, or no words. */
-  private judge(text: string): WordsVerdict {
-    const list = this.ctx.settings().bargeIn.acknowledgements;
-    if (this.ackList?.setting !== list) this.ackList = { setting: list, phrases: parseAcknowledgements(list) };
-    return judgeWords(text, this.ackList.phrases);
   }
 
   /**
@@ -292,7 +290,8 @@ export class Responding {
         () => '',
       )
       .then((text) => {
-        const decisions = this.bargeIn.onTurnEnded(this.ctx.clock.now(), this.judge(text), text);
+        const { verdict, evidence } = this.acks.judge(text, turn.traits ?? null, true);
+        const decisions = this.bargeIn.onTurnEnded(this.ctx.clock.now(), verdict, text, evidence);
         this.apply(decisions);
         if (!decisions.some((d) => d.type === 'backchannel')) this.answer(turn);
       })
@@ -333,6 +332,8 @@ export class Responding {
   /** Runs what time alone decides: a held answer resuming, a holding phrase falling due, a timer ringing. */
   tick(now: number): void {
     const { user } = this.options;
+    // Speech over the answer that has grown loud keeps it silent a little longer while it is judged.
+    if (this.bargeIn.deciding) this.bargeIn.onLevel(now, user.speechTraits?.()?.levelDb ?? null);
     this.apply(this.bargeIn.tick(now));
     // Speech over the answer being judged: its words now, not at the recognizer's next interim result.
     if (this.bargeIn.peekDue(now)) this.peekWords(user);

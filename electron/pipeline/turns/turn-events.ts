@@ -1,3 +1,4 @@
+import type { SpeechTraitsEvidence } from '../listen/speech-traits';
 import type { AssistantPhase, EndReason, StartedBy, TurnCheck, Transcript } from '../vocabulary';
 
 /** A user turn that has ended, as turn taking hands it to responding (times on the pipeline clock). */
@@ -17,6 +18,8 @@ export interface EndedTurn {
   turnChecks: TurnCheck[] | null;
   /** The recognizer's final words, once it has finished. */
   transcript: Promise<Transcript>;
+  /** How the speech sounded (length, level against the requests, pitch), for judging speech over the answer. */
+  traits?: SpeechTraitsEvidence;
 }
 
 /** What turn taking tells responding, in order; `atMs` is when it was decided (pipeline clock). */
@@ -36,7 +39,7 @@ export type TurnEvent =
    * The candidate was nothing for a turn (a cough, a click, the assistant's own echo, a short word);
    * `words`: what the recognizer finally made of it ("stop" is shorter than a turn needs).
    */
-  | { type: 'discarded'; atMs: number; words: Promise<string> }
+  | { type: 'discarded'; atMs: number; words: Promise<string>; traits?: SpeechTraitsEvidence }
   /** The recognizer's interim words for the speech in progress (a candidate or a turn). */
   | { type: 'words'; atMs: number; text: string }
   /**

@@ -8,6 +8,7 @@ import type { PipelineContext } from '../context';
 import { EchoCanceller } from '../listen/echo-canceller';
 import { EchoMeter } from '../listen/echo-meter';
 import { EnergyTracker } from '../listen/energy';
+import { SpeechTraits, type SpeechTraitsEvidence } from '../listen/speech-traits';
 import { InputTimeline } from '../listen/mic-input';
 import { OneShotPolicy, type OneShotChange } from './one-shot';
 import { PostRoll } from '../listen/post-roll';
@@ -48,6 +49,7 @@ export interface TurnLinks {
  */
 export class TurnTaking {
   private readonly energy = new EnergyTracker(VAD_SAMPLE_RATE);
+  private readonly traits = new SpeechTraits(VAD_SAMPLE_RATE);
   private readonly segmenter: Segmenter;
   private readonly echo = new EchoCanceller({ sampleRate: VAD_SAMPLE_RATE, maxDelayMs: 250, analysisMs: 512 });
   private readonly echoMeter = new EchoMeter();
@@ -125,6 +127,12 @@ export class TurnTaking {
     return this.words.peek();
   }
 
+  /** How the speech in progress sounds so far (null when none is). */
+  speechTraits(): SpeechTraitsEvidence | null {
+    const startMs = this.segmenter.startMs;
+    return startMs === undefined ? null : this.traits.since(startMs);
+  }
+
   /** The user is taking a turn (talking, pausing within it, or holding the key). */
   get hearing(): boolean {
     return this.segmenter.inTurn || this.ptt !== null;
@@ -170,6 +178,7 @@ export class TurnTaking {
     this.ring.push(echoFree);
     this.timeline.advance(window.length);
     const atMs = this.audioMs;
+    this.traits.push(window, atMs, this.energy.threshold(), speech && this.candidatePhase !== 'speaking');
     this.postRoll.feed(window, atMs);
     this.echoMeter.add(this.timeline.toClock(atMs), this.echo.last, !speech, echoCostMs);
     this.ctx.events.emit({ type: 'vad', t: this.timeline.toClock(atMs), probability, speech, threshold: cfg.endpointing.vadThreshold, gainDb: round(this.inputGain.gainDb) });
@@ -260,7 +269,7 @@ export class TurnTaking {
         break;
       }
       case 'discarded':
-        this.links.onTurn({ type: 'discarded', atMs, words: this.words.finishShort() });
+        this.links.onTurn({ type: 'discarded', atMs, words: this.words.finishShort(), traits: this.traits.since(e.startMs) });
         break;
       case 'pause': {
         this.lastSpeechEndMs = e.speechEndMs;
@@ -385,6 +394,7 @@ export class TurnTaking {
           inputGainDb: round(this.inputGain.gainDb),
           turnChecks: checks.length > 0 ? checks : null,
           transcript,
+          traits: this.traits.since(e.speechStartMs),
         },
       });
     }
