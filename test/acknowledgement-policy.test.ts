@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_ACKNOWLEDGEMENTS, parseAcknowledgements, readWords, soundKey } from '../electron/pipeline/respond/acknowledgement';
-import { ACK_MAX_MS, evidenceOf, judgeSpeech, LOUD_DB, NOT_FALLING_ST, type Traits } from '../electron/pipeline/respond/acknowledgement-policy';
+import { ACK_MAX_MS, evidenceOf, judgeSpeech, LOUD_DB, NOT_FALLING_ST, SHOUT_DB, type Traits } from '../electron/pipeline/respond/acknowledgement-policy';
 
 const phrases = parseAcknowledgements(DEFAULT_ACKNOWLEDGEMENTS);
 const read = (text: string) => readWords(text, phrases);
@@ -60,6 +60,7 @@ describe('judging speech over the answer (words and how it sounded)', () => {
     assert.equal(judgeSpeech(read('yeev'), { ...nod, durationMs: ACK_MAX_MS + 1 }, false), 'interruption', 'long: known before it ends');
     assert.equal(judgeSpeech(read('yeev'), { ...nod, levelDb: LOUD_DB + 0.5 }, true), 'interruption', 'loud, once ended');
     assert.equal(judgeSpeech(read('yeev'), { ...nod, levelDb: LOUD_DB + 0.5 }, false), 'none', 'the start of a vowel can be loud');
+    assert.equal(judgeSpeech(read('yeev'), { ...nod, levelDb: SHOUT_DB + 0.5 }, false), 'interruption', 'much louder: at once');
     assert.equal(judgeSpeech(read('hak chuley'), { ...nod, pitchSemitones: NOT_FALLING_ST + 1 }, true), 'interruption', 'rising, once ended');
     assert.equal(judgeSpeech(read('hak chuley'), { ...nod, pitchSemitones: NOT_FALLING_ST + 1 }, false), 'none', 'a pitch is judged once it has ended');
     assert.equal(judgeSpeech(read('ax ko ze me la'), nod, false), 'interruption', 'four words that are none');

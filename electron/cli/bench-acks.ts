@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ackTable, runAckBench, summarizeAcks } from '../bench/acks';
 import { defaultAckCorpusDir, ensureAckCorpus, type Split } from '../bench/ack-corpus';
+import { busyLine } from '../bench/busy-work';
 import { machineInfo, machineLine } from '../bench/machine';
 import { UserError } from '../errors';
 import { mergeSettings, type Settings } from '../settings/schema';
@@ -16,7 +17,7 @@ export const ACKS_USAGE = 'npm run bench -- --acks [--split held-out|tuning|all]
 /** Answers long enough to outlast three acknowledgements 3 s apart, and the same answer every run. */
 const ACK_LLM = { maxTokens: 160, temperature: 0 };
 
-export async function benchAcks(base: Settings, values: { split?: string; 'ack-corpus'?: string; models?: string; json?: string }): Promise<void> {
+export async function benchAcks(base: Settings, values: { split?: string; 'ack-corpus'?: string; models?: string; json?: string }, busy = 0): Promise<void> {
   const split = values.split ?? 'held-out';
   if (split !== 'held-out' && split !== 'tuning' && split !== 'all') throw new UserError(`--split must be held-out, tuning or all, got "${split}". Usage: ${ACKS_USAGE}`, 'usage');
   const dir = path.resolve(values['ack-corpus'] ?? defaultAckCorpusDir());
@@ -34,9 +35,10 @@ export async function benchAcks(base: Settings, values: { split?: string; 'ack-c
   } finally {
     await engines.dispose();
   }
-  const result = { ...summarizeAcks(split, names.length, items), machine: machineInfo(engines.llm.info), tookS: Math.round((performance.now() - t0) / 1000) };
+  const result = { ...summarizeAcks(split, names.length, items), machine: machineInfo(engines.llm.info), busy, tookS: Math.round((performance.now() - t0) / 1000) };
   console.log(ackTable(result));
   console.log(machineLine(result.machine));
+  console.log(busyLine(busy));
   console.log(`took ${result.tookS} s after loading the models`);
   if (values.json) {
     await writeFile(values.json, `${JSON.stringify(result, null, 2)}\n`);

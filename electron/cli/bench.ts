@@ -24,9 +24,6 @@ import { STAGE_ROWS, stageDistributions, turnStages, type StageDistributions } f
 import { turnFigures, type TurnFigures } from '../report/turn-figures';
 import { readRoomCorpus, readRooms } from '../bench/room-corpus';
 import { costSummary, QUICK_CLIPS, ROOM_GAINS, roomTable, runRoomBench } from '../bench/rooms';
-import { readTurnCorpus } from '../bench/turn-corpus';
-import { tradeoffSvg } from '../bench/turn-svg';
-import { chartSeries, policySweep, runTurnBench, turnTable } from '../bench/turns';
 import { UserError } from '../errors';
 import { FastForwardClock } from '../pipeline/clock';
 import { TimelineOutput } from '../pipeline/speak/output';
@@ -43,6 +40,8 @@ import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../settings/schema';
 import { parseCli, runCli } from './args';
 import { ACKS_USAGE, benchAcks } from './bench-acks';
+import { benchTurns } from './bench-turns';
+import { busyLine, parseBusy, startBusyWork } from '../bench/busy-work';
 import { builtInToolbox } from '../tools/built-in';
 import { loggingOpener } from '../tools/open';
 import type { Toolbox } from '../tools/toolbox';
@@ -181,6 +180,7 @@ runCli(async () => {
       acks: { type: 'boolean' },
       split: { type: 'string' },
       'ack-corpus': { type: 'string' },
+      busy: { type: 'string' },
     },
     USAGE,
     `Runs the app's pipeline over a speech corpus and prints per-stage latency (median, p95, p99, max),
@@ -219,6 +219,7 @@ Usage: ${USAGE}
                      factors, threads, prompt tokens per turn, the first turn apart and the sequential cascade
   --tier cpu|gpu     with --real-size: which tier's defaults (default cpu: Qwen2.5 1.5B; gpu: Qwen3 4B)
   --standins DIR     with --real-size: where the stand-ins are kept (default ${defaultStandinsDir()})
+  --busy N           N threads of unrelated CPU work beside the pipeline for the whole run (any benchmark)
   --acks             the acknowledgement benchmark
   --split S          with --acks: held-out (default: the voices the policy was never tuned on), tuning or all
   --ack-corpus DIR   with --acks: where the generated corpus is kept (default: a cache folder; needs espeak-ng once)
@@ -229,83 +230,94 @@ Usage: ${USAGE}
   } else if (values.gains !== undefined || values.clips !== undefined) throw new UserError(`--gains and --clips go with --rooms. Usage: ${ROOMS_USAGE}`, 'usage');
   if (!values.turns && values.rooms === undefined && (values.svg !== undefined || values.quick)) throw new UserError(`--svg and --quick go with --turns (--quick also with --rooms). Usage: ${TURNS_USAGE}`, 'usage');
   if (values.turns && values.runs !== undefined) throw new UserError(`--runs does not go with --turns (each policy runs once over the corpus). Usage: ${TURNS_USAGE}`, 'usage');
+  const busy = parseBusy(values.busy);
   const base = values.settings ? await loadSettingsFile(values.settings) : DEFAULT_SETTINGS;
-  if (values.acks) {
-    if (values.turns || values.rooms !== undefined || values['real-size'] || values.runs !== undefined) throw new UserError(`--acks runs alone. Usage: ${ACKS_USAGE}`, 'usage');
-    return benchAcks(base, values);
-  }
-  if (values.split !== undefined || values['ack-corpus'] !== undefined) throw new UserError(`--split and --ack-corpus go with --acks. Usage: ${ACKS_USAGE}`, 'usage');
-  // Short answers keep a run about latency, not about how long the model can talk.
-  let settings = values.settings ? base : mergeSettings(base, { llm: { maxTokens: 64 } });
-  if (!values['real-size'] && (values.tier !== undefined || values.standins !== undefined)) throw new UserError(`--tier and --standins go with --real-size. Usage: ${USAGE}`, 'usage');
-  const tier = values.tier ?? 'cpu';
-  if (tier !== 'cpu' && tier !== 'gpu') throw new UserError(`--tier must be cpu or gpu, got "${tier}"`, 'usage');
-  if (values['real-size'] && values.turns) throw new UserError('--real-size goes with the latency and room benchmarks, not yet with --turns.', 'usage');
-  const realSize = values['real-size'] ? await prepareRealSize(tier, path.resolve(values.standins ?? defaultStandinsDir()), settings, (l) => process.stderr.write(`${l}\n`)) : null;
-  if (realSize) settings = realSize.settings;
-  if (values.turns) return benchTurns(settings, values);
-  if (values.rooms !== undefined) return benchRooms(settings, { ...values, rooms: values.rooms }, realSize);
-  const runs = Number(values.runs ?? '3');
-  if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
-  const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
-  const tools = values.tools ? benchToolbox(settings) : null;
-  const promptTokens: PromptTokenCounts = { perAnswer: [], prefilled: 0 };
-  const engines = await loadBenchEngines(settings, values.models, realSize, promptTokens, tools?.specs ?? []);
-  const forClip: ClipEngines = realSize ? (e, clip, clock) => realSizeClipEngines(e, clip.speech, clock) : (e) => e;
-  const account = newAccount();
-  const reports: TurnReport[] = [];
-  const echoCosts: number[] = [];
-  const sequential: number[] = [];
+  const stopBusy = startBusyWork(busy);
   try {
-    for (let i = 0; i < runs; i++) {
-      const perClip = await runOnce(engines, clips, settings, account, echoCosts, tools, forClip);
-      for (const r of perClip) reports.push(...r);
-      process.stderr.write(`run ${i + 1}/${runs}: ${perClip.flat().length} turns\n`);
-    }
-    if (realSize && engines.turn) {
-      const { sequentialClip } = await import('../bench/sequential');
-      for (const clip of clips) {
-        const clock = new FastForwardClock();
-        const turns = await sequentialClip({ ...forClip(engines, clip, clock), turn: engines.turn }, clip.samples, settings, clock);
-        sequential.push(...turns.map((t) => t.v2vMs));
-      }
-    }
-    const { microFigures, microTable } = await import('../bench/micro');
-    console.log(microTable(await microFigures(engines.turn)));
+    await bench();
   } finally {
-    await engines.dispose();
+    await stopBusy();
   }
-  const silenceMs = settings.endpointing.silenceMs;
-  // Only turns ended by silence alone waited for silenceMs (the model's verdict or max length did not).
-  const bySilence = reports.filter((r) => r.endReason === 'silence');
-  const stages = stageDistributions(reports.map(turnStages));
-  const count = (p: TurnReport['prepared']) => reports.filter((r) => r.prepared === p).length;
-  const llmInfo = engines.llm.info;
-  const result: BenchResult = {
-    stages: { ...stages, endpointMs: { ...stages.endpointMs, silenceMs, error: distribution(bySilence.map((r) => turnFigures(r).endpointMs - silenceMs)) } },
-    prepared: { used: count('used'), dropped: count('dropped'), none: count('none') },
-    machine: machineInfo(llmInfo),
-    models: {
-      vad: { id: engines.models.vad.id, loadMs: engines.models.vad.loadMs, rtf: rtf(account.vad) },
-      stt: { id: engines.models.stt.id, loadMs: engines.models.stt.loadMs, rtf: rtf(account.stt) },
-      llm: { id: engines.models.llm.id, loadMs: engines.models.llm.loadMs, rtf: rtf(account.llm) },
-      tts: { id: engines.models.tts.id, loadMs: engines.models.tts.loadMs, rtf: rtf(account.tts) },
-    },
-    runs,
-    echoCancellerMs: costSummary(echoCosts),
-    tools: tools ? { offered: tools.specs.map((t) => t.name), calls: reports.reduce((n, r) => n + (r.tools?.length ?? 0), 0) } : null,
-    ...(realSize ? { realSize: realSizeReport(realSize, reports.map((r) => turnFigures(r).voiceToVoiceMs), promptTokens, sequential) } : {}),
-    turns: reports.map((r) => {
-      const f = turnFigures(r);
-      return { prepared: r.prepared, endReason: r.endReason, voiceToVoiceMs: f.voiceToVoiceMs, timeline: f.timeline };
-    }),
-  };
-  console.log(table(result, clips.length, reports.length));
-  if (result.realSize) console.log(`\n${realSizeTable(result.realSize)}`);
-  if (result.tools) console.log(`tools offered: ${result.tools.offered.join(', ')} (${result.tools.calls} call${result.tools.calls === 1 ? '' : 's'} made)`);
-  if (values.json) {
-    await writeFile(values.json, `${JSON.stringify(result, null, 2)}\n`);
-    console.log(`wrote ${values.json}`);
+  if (busy > 0 && !values.turns && !values.acks) console.log(busyLine(busy));
+
+  async function bench(): Promise<void> {
+    if (values.acks) {
+      if (values.turns || values.rooms !== undefined || values['real-size'] || values.runs !== undefined) throw new UserError(`--acks runs alone. Usage: ${ACKS_USAGE}`, 'usage');
+      return benchAcks(base, values, busy);
+    }
+    if (values.split !== undefined || values['ack-corpus'] !== undefined) throw new UserError(`--split and --ack-corpus go with --acks. Usage: ${ACKS_USAGE}`, 'usage');
+    // Short answers keep a run about latency, not about how long the model can talk.
+    let settings = values.settings ? base : mergeSettings(base, { llm: { maxTokens: 64 } });
+    if (!values['real-size'] && (values.tier !== undefined || values.standins !== undefined)) throw new UserError(`--tier and --standins go with --real-size. Usage: ${USAGE}`, 'usage');
+    const tier = values.tier ?? 'cpu';
+    if (tier !== 'cpu' && tier !== 'gpu') throw new UserError(`--tier must be cpu or gpu, got "${tier}"`, 'usage');
+    if (values['real-size'] && values.turns) throw new UserError('--real-size goes with the latency and room benchmarks, not yet with --turns.', 'usage');
+    const realSize = values['real-size'] ? await prepareRealSize(tier, path.resolve(values.standins ?? defaultStandinsDir()), settings, (l) => process.stderr.write(`${l}\n`)) : null;
+    if (realSize) settings = realSize.settings;
+    if (values.turns) return benchTurns(settings, values, DEFAULT_TURN_CORPUS, busy);
+    if (values.rooms !== undefined) return benchRooms(settings, { ...values, rooms: values.rooms }, realSize, busy);
+    const runs = Number(values.runs ?? '3');
+    if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
+    const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
+    const tools = values.tools ? benchToolbox(settings) : null;
+    const promptTokens: PromptTokenCounts = { perAnswer: [], prefilled: 0 };
+    const engines = await loadBenchEngines(settings, values.models, realSize, promptTokens, tools?.specs ?? []);
+    const forClip: ClipEngines = realSize ? (e, clip, clock) => realSizeClipEngines(e, clip.speech, clock) : (e) => e;
+    const account = newAccount();
+    const reports: TurnReport[] = [];
+    const echoCosts: number[] = [];
+    const sequential: number[] = [];
+    try {
+      for (let i = 0; i < runs; i++) {
+        const perClip = await runOnce(engines, clips, settings, account, echoCosts, tools, forClip);
+        for (const r of perClip) reports.push(...r);
+        process.stderr.write(`run ${i + 1}/${runs}: ${perClip.flat().length} turns\n`);
+      }
+      if (realSize && engines.turn) {
+        const { sequentialClip } = await import('../bench/sequential');
+        for (const clip of clips) {
+          const clock = new FastForwardClock();
+          const turns = await sequentialClip({ ...forClip(engines, clip, clock), turn: engines.turn }, clip.samples, settings, clock);
+          sequential.push(...turns.map((t) => t.v2vMs));
+        }
+      }
+      const { microFigures, microTable } = await import('../bench/micro');
+      console.log(microTable(await microFigures(engines.turn)));
+    } finally {
+      await engines.dispose();
+    }
+    const silenceMs = settings.endpointing.silenceMs;
+    // Only turns ended by silence alone waited for silenceMs (the model's verdict or max length did not).
+    const bySilence = reports.filter((r) => r.endReason === 'silence');
+    const stages = stageDistributions(reports.map(turnStages));
+    const count = (p: TurnReport['prepared']) => reports.filter((r) => r.prepared === p).length;
+    const llmInfo = engines.llm.info;
+    const result: BenchResult = {
+      stages: { ...stages, endpointMs: { ...stages.endpointMs, silenceMs, error: distribution(bySilence.map((r) => turnFigures(r).endpointMs - silenceMs)) } },
+      prepared: { used: count('used'), dropped: count('dropped'), none: count('none') },
+      machine: machineInfo(llmInfo),
+      models: {
+        vad: { id: engines.models.vad.id, loadMs: engines.models.vad.loadMs, rtf: rtf(account.vad) },
+        stt: { id: engines.models.stt.id, loadMs: engines.models.stt.loadMs, rtf: rtf(account.stt) },
+        llm: { id: engines.models.llm.id, loadMs: engines.models.llm.loadMs, rtf: rtf(account.llm) },
+        tts: { id: engines.models.tts.id, loadMs: engines.models.tts.loadMs, rtf: rtf(account.tts) },
+      },
+      runs,
+      echoCancellerMs: costSummary(echoCosts),
+      tools: tools ? { offered: tools.specs.map((t) => t.name), calls: reports.reduce((n, r) => n + (r.tools?.length ?? 0), 0) } : null,
+      ...(realSize ? { realSize: realSizeReport(realSize, reports.map((r) => turnFigures(r).voiceToVoiceMs), promptTokens, sequential) } : {}),
+      turns: reports.map((r) => {
+        const f = turnFigures(r);
+        return { prepared: r.prepared, endReason: r.endReason, voiceToVoiceMs: f.voiceToVoiceMs, timeline: f.timeline };
+      }),
+    };
+    console.log(table(result, clips.length, reports.length));
+    if (result.realSize) console.log(`\n${realSizeTable(result.realSize)}`);
+    if (result.tools) console.log(`tools offered: ${result.tools.offered.join(', ')} (${result.tools.calls} call${result.tools.calls === 1 ? '' : 's'} made)`);
+    if (values.json) {
+      await writeFile(values.json, `${JSON.stringify({ ...result, busy }, null, 2)}\n`);
+      console.log(`wrote ${values.json}`);
+    }
   }
 });
 
@@ -313,36 +325,6 @@ Usage: ${USAGE}
 function benchToolbox(settings: Settings): Toolbox {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lva-bench-tools-'));
   return builtInToolbox({ dataDir: dir, clipboard: { readText: () => '' }, opener: loggingOpener(path.join(dir, 'opened.txt')) }, () => settings);
-}
-
-/** `--turns`: the turn-taking benchmark (electron/bench/turns.ts), its table, JSON and chart. */
-async function benchTurns(settings: Settings, values: { models?: string; corpus?: string; json?: string; svg?: string; quick?: boolean }): Promise<void> {
-  const clips = await readTurnCorpus(path.resolve(values.corpus ?? DEFAULT_TURN_CORPUS));
-  const engines = await loadEngines(settings, values.models);
-  const t0 = performance.now();
-  let result;
-  try {
-    if (!engines.turn) {
-      const why = engines.turnError ? engines.turnError.message : 'none is installed';
-      throw new UserError(`The turn-taking benchmark needs an end-of-turn model, and ${why}. Fetch one with: npm run models -- fetch smart-turn-v3.2-cpu (or use --models DIR)`, 'model-none-installed');
-    }
-    result = await runTurnBench(engines, clips, settings, { quick: values.quick, progress: (line) => process.stderr.write(`${line}\n`) });
-  } finally {
-    await engines.dispose();
-  }
-  console.log(turnTable(result));
-  console.log(machineLine(result.machine));
-  console.log(`took ${((performance.now() - t0) / 1000).toFixed(0)} s after loading the models`);
-  if (values.json) {
-    await writeFile(values.json, `${JSON.stringify(result, null, 2)}\n`);
-    console.log(`wrote ${values.json}`);
-  }
-  if (values.svg) {
-    const p0 = result.policies[0];
-    const about = `${result.clips} clips, ${p0?.holds ?? 0} holds, ${p0?.ends ?? 0} end pauses; end-of-turn model ${result.models.turn.id}, VAD ${result.models.vad.id}; ${result.machine.cpu}, ${result.machine.cores} cores`;
-    await writeFile(values.svg, tradeoffSvg(chartSeries(policySweep(values.quick), result.policies), undefined, about));
-    console.log(`wrote ${values.svg}`);
-  }
 }
 
 /** `--gains 0.5,1`: echo gains from 0 to 4, as `--echo` takes them. */
@@ -361,7 +343,7 @@ async function loadBenchEngines(settings: Settings, models: string | undefined, 
 }
 
 /** `--rooms DIR`: the room benchmark (electron/bench/rooms.ts), its table and JSON. */
-async function benchRooms(settings: Settings, values: { rooms: string; models?: string; corpus?: string; json?: string; gains?: string; clips?: string; quick?: boolean }, realSize: RealSizeSetup | null): Promise<void> {
+async function benchRooms(settings: Settings, values: { rooms: string; models?: string; corpus?: string; json?: string; gains?: string; clips?: string; quick?: boolean }, realSize: RealSizeSetup | null, busy: number): Promise<void> {
   const gains = values.gains === undefined ? [...ROOM_GAINS] : parseGains(values.gains);
   if (values.quick && values.clips !== undefined) throw new UserError(`--quick chooses the clips: give it or --clips, not both. Usage: ${ROOMS_USAGE}`, 'usage');
   const only = values.quick ? QUICK_CLIPS : values.clips === undefined ? null : values.clips.split(',').map((c) => c.trim());
@@ -381,7 +363,7 @@ async function benchRooms(settings: Settings, values: { rooms: string; models?: 
   console.log(machineLine(result.machine));
   console.log(`took ${result.tookS} s after loading the models`);
   if (values.json) {
-    await writeFile(values.json, `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(values.json, `${JSON.stringify({ ...result, busy }, null, 2)}\n`);
     console.log(`wrote ${values.json}`);
   }
 }

@@ -16,6 +16,8 @@ import { parseAcknowledgements, readWords, type WordsReading, type WordsVerdict 
 export const ACK_MAX_MS = 700;
 /** Louder than the user's requests by more than this (dB), it takes the floor. */
 export const LOUD_DB = 4;
+/** So much louder than the requests (dB) that it takes the floor before it ends: above every acknowledgement measured (tuning voices up to 2 dB at the end, the shared "right" 3.4 dB 180 ms in). */
+export const SHOUT_DB = 5;
 /** An acknowledgement's pitch falls or stays flat-to-falling: from this (semitones, first third to last) it rises, as a question or a sentence begun does. */
 export const NOT_FALLING_ST = -0.5;
 /** More words than this that are no acknowledgement are someone talking. */
@@ -37,9 +39,9 @@ export function judgeSpeech(words: WordsReading, traits: Traits | null, final: b
   const level = traits?.levelDb ?? null;
   if (words.floor) return level !== null && level < FAINT_DB ? 'none' : 'interruption';
   if (words.verdict === 'acknowledgement') return 'acknowledgement';
-  // Unclear words: how it sounded decides. Long is known as it goes on; loud and rising once it has
-  // ended (a vowel's first 200 ms can be louder than a whole request's loud part).
-  if ((traits?.durationMs ?? 0) > ACK_MAX_MS || words.words > MAX_UNCLEAR_WORDS) return 'interruption';
+  // Unclear words: how it sounded decides. Long, or very loud, is known as it goes on; loud and
+  // rising once it has ended (a vowel's first 200 ms can be louder than a whole request's loud part).
+  if ((traits?.durationMs ?? 0) > ACK_MAX_MS || words.words > MAX_UNCLEAR_WORDS || (level !== null && level > SHOUT_DB)) return 'interruption';
   if (!final) return 'none';
   const pitch = traits?.pitchSemitones ?? null;
   return (level !== null && level > LOUD_DB) || (pitch !== null && pitch >= NOT_FALLING_ST) ? 'interruption' : 'acknowledgement';
