@@ -35,7 +35,7 @@ describe('reading words said over the answer', () => {
 
   it('anything else is unclear: how it sounded must decide', () => {
     const r = read('yeev');
-    assert.deepEqual(r, { verdict: 'interruption', floor: false, unclear: true, words: 1 });
+    assert.deepEqual(r, { verdict: 'interruption', floor: false, stopWord: false, unclear: true, words: 1 });
     assert.equal(read('').verdict, 'none');
   });
 });
@@ -44,6 +44,14 @@ describe('judging speech over the answer (words and how it sounded)', () => {
   it('plain words decide: an acknowledgement passes, a floor word stops it', () => {
     assert.equal(judgeSpeech(read('okay'), { ...nod, levelDb: 0 }, true), 'acknowledgement');
     assert.equal(judgeSpeech(read('wait'), nod, false), 'interruption', 'at once, from interim words');
+  });
+
+  it('speech too short to be a turn stops it only with a word that alone asks it to stop, spelled so', () => {
+    assert.equal(judgeSpeech(read('wait'), nod, true, true), 'interruption');
+    assert.equal(judgeSpeech(read('no'), nod, true, true), 'interruption');
+    assert.equal(judgeSpeech(read('where ther'), nod, true, false), 'interruption', 'a turn: "where" begins a question');
+    assert.equal(judgeSpeech(read('where ther'), nod, true, true), 'acknowledgement', 'too short to be a turn: a fragment, judged on how it sounded');
+    assert.equal(judgeSpeech(read('wheyt'), nod, true, true), 'acknowledgement', 'sounding like "wait" is not enough when so short');
   });
 
   it('a floor word far quieter than the requests is the echo canceller\'s leftovers, not the user', () => {

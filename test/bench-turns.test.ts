@@ -45,18 +45,20 @@ function assertBalanced(svg: string): void {
 }
 
 describe('npm run bench -- --turns', () => {
-  it('runs the reduced sweep and the baseline, writes the JSON and the chart', async () => {
+  it('runs the reduced sweep and the baseline, writes the JSON and the chart (beside one thread of other CPU work: --busy 1)', async () => {
     const { dir, manifest } = corpus({ kilo: 'turn_00', lima: 'turn_01', mike: 'turn_04', oscar: 'turn_07' });
     const json = path.join(dir, 'out.json');
     const svgFile = path.join(dir, 'out.svg');
-    const r = await runCli('electron/cli/bench.ts', ['--turns', '--quick', '--corpus', dir, '--models', MODELS, '--json', json, '--svg', svgFile], 240_000);
+    const r = await runCli('electron/cli/bench.ts', ['--turns', '--quick', '--corpus', dir, '--models', MODELS, '--json', json, '--svg', svgFile, '--busy', '1'], 240_000);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /policy +holds +ends +false cut-offs +end latency median +p95 +never ended +cut mid-speech +held by words \(overruled\)/);
     assert.match(r.stdout, /sequential \/ streaming: \d+\.\d\d/);
     assert.match(r.stdout, /end-of-turn model test-turn-eot-espeak: \d+ checks/);
+    assert.match(r.stdout, /^busy: 1 thread of unrelated CPU work beside the pipeline for the whole run$/m);
 
     const j = JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(j), ['policies', 'baseline', 'detectorMs', 'machine', 'models', 'clips']);
+    assert.deepEqual(Object.keys(j), ['policies', 'baseline', 'detectorMs', 'machine', 'models', 'clips', 'busy']);
+    assert.equal(j.busy, 1);
     const holds = Object.values(manifest).flatMap((c) => c.pauses.filter((p) => p.kind === 'hold')).length;
     const ends = Object.values(manifest).flatMap((c) => c.pauses.filter((p) => p.kind === 'end')).length;
     const policies = j.policies as Record<string, unknown>[];

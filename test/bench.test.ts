@@ -30,7 +30,8 @@ describe('npm run bench', () => {
     assert.match(r.stdout, /voice to voice +\d+ +\d+/);
     assert.match(r.stdout, /1 run\(s\) × 2 clips = 3 turns/);
     const j = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(j), ['stages', 'prepared', 'machine', 'models', 'runs', 'echoCancellerMs', 'tools', 'turns']);
+    assert.deepEqual(Object.keys(j), ['stages', 'prepared', 'machine', 'models', 'runs', 'echoCancellerMs', 'tools', 'turns', 'busy']);
+    assert.equal(j.busy, 0, 'no other work beside it');
     // Every turn's waterfall, in the order run, its voice to voice where its playback began.
     const turns = j.turns as { voiceToVoiceMs: number | null; timeline: { stage: string; startMs: number; endMs: number }[] }[];
     assert.equal(turns.length, 3);
@@ -92,12 +93,19 @@ describe('npm run bench', () => {
     assert.ok(stages.overheadMs!.median! >= 0 && stages.overheadMs!.max! <= stages.voiceToVoiceMs!.max!, `overhead ${JSON.stringify(stages.overheadMs)}`);
   });
 
-  it('a corpus without a manifest, or bad --runs, is one clear error', async () => {
+  it('a corpus without a manifest, or bad --runs, --busy or --split, is one clear error', async () => {
     const empty = tempDir('lva-corpus-');
     const r = await runCli('electron/cli/bench.ts', ['--models', MODELS, '--corpus', empty]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^error: Cannot read the corpus manifest .*manifest\.json/m);
     const runs = await runCli('electron/cli/bench.ts', ['--runs', 'many']);
     assert.match(runs.stderr, /error: --runs must be a whole number from 1 to 1000, got "many"/);
+    const busy = await runCli('electron/cli/bench.ts', ['--busy', 'lots']);
+    assert.equal(busy.code, 1);
+    assert.match(busy.stderr, /^error: --busy must be a whole number of threads from 0 to 64, got "lots"$/m);
+    const split = await runCli('electron/cli/bench.ts', ['--split', 'held-out']);
+    assert.match(split.stderr, /error: --split and --ack-corpus go with --acks/);
+    const acks = await runCli('electron/cli/bench.ts', ['--acks', '--split', 'some']);
+    assert.match(acks.stderr, /error: --split must be held-out, tuning or all, got "some"/);
   });
 });

@@ -32,12 +32,15 @@ export type Traits = Omit<AcknowledgementEvidence, 'words'>;
 
 /**
  * The verdict on speech over the answer so far. `final`: it has ended (its length is known); before
- * that, unclear words wait ('none') unless the speech is already too long or too loud.
+ * that, unclear words wait ('none') unless the speech is already too long or too loud. `short`: it
+ * ended too short to be a turn.
  */
-export function judgeSpeech(words: WordsReading, traits: Traits | null, final: boolean): WordsVerdict {
+export function judgeSpeech(words: WordsReading, traits: Traits | null, final: boolean, short = false): WordsVerdict {
   if (words.verdict === 'none') return 'none';
   const level = traits?.levelDb ?? null;
-  if (words.floor) return level !== null && level < FAINT_DB ? 'none' : 'interruption';
+  // Speech too short to be a turn takes the floor only with a word that alone asks the answer to stop,
+  // spelled so ("wait", "no"): a fragment such as "where" (of a slice of "weather") is no reason to.
+  if (words.floor && (words.stopWord || !short)) return level !== null && level < FAINT_DB ? 'none' : 'interruption';
   if (words.verdict === 'acknowledgement') return 'acknowledgement';
   // Unclear words: how it sounded decides. Long, or very loud, is known as it goes on; loud and
   // rising once it has ended (a vowel's first 200 ms can be louder than a whole request's loud part).
@@ -62,10 +65,10 @@ export class AcknowledgementJudge {
    * How speech said over the answer reads, from its words and how it sounded (`final`: it has
    * ended); the evidence goes with it where how it sounded is known.
    */
-  judge(text: string, traits: Traits | null, final: boolean): { verdict: WordsVerdict; evidence?: AcknowledgementEvidence } {
+  judge(text: string, traits: Traits | null, final: boolean, short = false): { verdict: WordsVerdict; evidence?: AcknowledgementEvidence } {
     const setting = this.list();
     if (this.parsed?.setting !== setting) this.parsed = { setting, phrases: parseAcknowledgements(setting) };
     const words = readWords(text, this.parsed.phrases);
-    return { verdict: judgeSpeech(words, traits, final), ...(traits ? { evidence: evidenceOf(words, traits) } : {}) };
+    return { verdict: judgeSpeech(words, traits, final, short), ...(traits ? { evidence: evidenceOf(words, traits) } : {}) };
   }
 }

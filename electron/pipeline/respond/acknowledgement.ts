@@ -32,6 +32,9 @@ const NOT_HUMS = new Set(['me', 'him', 'her', 'here', 'hear', 'home', 'more', 'm
  */
 const FLOOR_WORDS = new Set(['wait', 'stop', 'hold', 'hang', 'no', 'not', 'nope', 'actually', 'excuse', 'sorry', 'pardon', 'question', 'what', 'why', 'where', 'when', 'which', 'but', 'please', 'tell', 'can', 'could', 'would', 'cancel', 'pause', 'listen', 'hey', 'instead', 'again']);
 
+/** Floor words that alone ask the answer to stop; the others (what, but, please, ...) begin a turn, and need one's length. */
+const STOP_WORDS = new Set(['wait', 'stop', 'hold', 'hang', 'no', 'nope', 'sorry', 'pardon', 'excuse', 'cancel', 'pause']);
+
 /**
  * How words said over the answer read: `verdict` as judgeWords gives it; `floor`: one is a word
  * people take the floor with; `unclear`: none is, and not all are acknowledgement-like (a recognizer's
@@ -40,6 +43,8 @@ const FLOOR_WORDS = new Set(['wait', 'stop', 'hold', 'hang', 'no', 'not', 'nope'
 export interface WordsReading {
   verdict: WordsVerdict;
   floor: boolean;
+  /** One word alone asks the answer to stop, spelled so ("wait", "no", "hold"): it does even when said too short to be a turn. */
+  stopWord: boolean;
   unclear: boolean;
   words: number;
 }
@@ -98,7 +103,8 @@ export interface WordsReading {
 export function readWords(text: string, phrases: readonly (readonly string[])[]): WordsReading {
   const words = tokens(text);
   const spelled = judgeWords(text, phrases);
-  const reading = (verdict: WordsVerdict, floor: boolean): WordsReading => ({ verdict, floor, unclear: verdict === 'interruption' && !floor, words: words.length });
+  const stopWord = words.some((w) => STOP_WORDS.has(w));
+  const reading = (verdict: WordsVerdict, floor: boolean): WordsReading => ({ verdict, floor, stopWord, unclear: verdict === 'interruption' && !floor, words: words.length });
   if (words.some((w) => FLOOR_WORDS.has(w))) return reading('interruption', true);
   if (spelled !== 'interruption') return reading(spelled, false);
   const ackKeys = new Set(phrases.map(phraseKey));

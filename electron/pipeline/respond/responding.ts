@@ -217,7 +217,7 @@ export class Responding {
             const word = isShortCommand(words);
             const now = this.ctx.clock.now();
             if (word) this.shortCommand(word, now);
-            else this.apply(this.bargeIn.onDiscarded(now, { ...this.acks.judge(words, e.traits ?? null, true), text: words }));
+            else this.apply(this.bargeIn.onDiscarded(now, { ...this.acks.judge(words, e.traits ?? null, true, true), text: words }));
           })
           .finally(() => this.deciding--);
         break;
