@@ -136,7 +136,19 @@ const TABLE: Row[] = [
   ['new conversation', 'conversation.reset', {}],
   ['start over', 'conversation.reset', {}],
   ["let's start over", 'conversation.reset', {}],
-  ['forget everything', 'conversation.reset', {}],
+  ['forget everything we said', 'conversation.reset', {}],
+  ['Remember that my sister is called Anna.', 'remember', { text: 'my sister is called anna' }],
+  ["Don't forget that I'm vegetarian", 'remember', { text: 'i am vegetarian' }],
+  ['keep in mind the trip is in may please', 'remember', { text: 'the trip is in may' }],
+  ['forget what I said about my sister', 'forget', { all: false, text: 'my sister' }],
+  ['forget that my sister is called anna', 'forget', { all: false, text: 'my sister is called anna' }],
+  ['forget everything', 'forget', { all: true, text: null }],
+  ['clear your memory', 'forget', { all: true, text: null }],
+  ['what do you remember about me', 'recall', {}],
+  ['what do you know about me', 'recall', {}],
+  ['what did we talk about yesterday', 'history.search', { text: 'yesterday' }],
+  ['what did I say about the trip?', 'history.search', { text: 'the trip' }],
+  ['what were we talking about', 'history.search', { text: null }],
   ['pause', 'pause', {}],
   ['please pause', 'pause', {}],
   ['hold on', 'pause', {}],
@@ -438,7 +450,7 @@ describe('the sentence data', () => {
     }
   });
   it('gives every match of an intent the same slots', () => {
-    const slotKeys = { duration: ['durationMs'], time: ['hour', 'minute', 'ampm'], name: ['name'] };
+    const slotKeys = { duration: ['durationMs'], time: ['hour', 'minute', 'ampm'], name: ['name'], text: ['text'] };
     for (const i of g.intents) {
       const keysOf = (s: (typeof i.sentences)[number]) =>
         [...new Set([...Object.keys(i.defaults), ...Object.keys(s.set), ...templateSlots(s.template).flatMap((t) => slotKeys[t])])].sort();

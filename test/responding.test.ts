@@ -72,6 +72,7 @@ function setup(opts: { answer?: string; firstTokenDelayMs?: number; settings?: S
     user,
     bargeIn: new BargeInPolicy(() => settings.bargeIn),
     keepReports: Infinity,
+    memory: null,
     timers: { book: new TimerBook(), epochBase: Date.UTC(2026, 11, 1, 9, 0) },
   });
   let index = 0;

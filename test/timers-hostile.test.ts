@@ -135,7 +135,18 @@ test('a temp file left by a process that died mid-save is removed at the next lo
 
 /** A host for the local commands, on a book of its own. */
 function host(book: TimerBook): CommandHost {
-  return { timers: book, conversation: { reset: () => undefined }, epochAt: (ms) => ms, lastAnswer: () => null, timersChanged: () => undefined, settlePause: () => undefined };
+  return {
+    timers: book,
+    memory: null,
+    conversation: { reset: () => undefined, appendDone: () => undefined, forgetExchanges: () => undefined },
+    refreshPrompt: () => undefined,
+    searchHistory: null,
+    historyKeepsText: () => true,
+    epochAt: (ms) => ms,
+    lastAnswer: () => null,
+    timersChanged: () => undefined,
+    settlePause: () => undefined,
+  };
 }
 
 test('the 101st timer or alarm is refused, in words; the book keeps 100', () => {

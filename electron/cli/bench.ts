@@ -2,6 +2,7 @@
  * `npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json] [--tools]`
  * `npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]`
  * `npm run bench -- --acks [--split held-out|tuning|all]` (electron/cli/bench-acks.ts)
+ * `npm run bench -- --history-search [--json OUT.json]` (electron/cli/bench-history.ts)
  * `npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick]`
  *
  * Runs the app's pipeline (same code, real engines, fast clock) over every clip of a speech corpus
@@ -40,6 +41,7 @@ import { loadSettingsFile } from '../settings/file';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../settings/schema';
 import { parseCli, runCli } from './args';
 import { ACKS_USAGE, benchAcks } from './bench-acks';
+import { benchHistory, HISTORY_SEARCH_USAGE } from './bench-history';
 import { benchTurns } from './bench-turns';
 import { busyLine, parseBusy, startBusyWork } from '../bench/busy-work';
 import { builtInToolbox } from '../tools/built-in';
@@ -159,6 +161,8 @@ function table(r: BenchResult, clips: number, turns: number): string {
 }
 
 runCli(async () => {
+  // Loads no models and takes options of its own.
+  if (process.argv.includes('--history-search')) return benchHistory(process.argv.slice(2));
   const { values } = parseCli(
     process.argv.slice(2),
     {
@@ -198,6 +202,7 @@ Usage: ${USAGE}
        ${TURNS_USAGE}
        ${ROOMS_USAGE}
        ${ACKS_USAGE}
+       ${HISTORY_SEARCH_USAGE}
 
   --models DIR       where to find models (default: the user's models folder, then the bundled ones)
   --corpus DIR       a folder of WAV clips with manifest.json (default: ../shared/speech; with --turns ../shared/speech/turns)
@@ -223,6 +228,7 @@ Usage: ${USAGE}
   --acks             the acknowledgement benchmark
   --split S          with --acks: held-out (default: the voices the policy was never tuned on), tuning or all
   --ack-corpus DIR   with --acks: where the generated corpus is kept (default: a cache folder; needs espeak-ng once)
+  --history-search   the history search benchmark (generated histories of 10,000 turns and about 50 MB), beside a naive scan
   -h, --help         this help`,
   );
   if (values.rooms !== undefined) {

@@ -20,12 +20,13 @@ import { isEntryPoint, parseCli, parsePttSchedule, runCli } from './args';
 import { packageVersion } from './app-version';
 import { ALL_MODELS } from '../../native-models/catalog';
 import { HistoryRecorder } from '../history/recorder';
+import { talkMemory } from './talk-memory';
 import { checkDistinct, checkOutputFile, prepareLogFolder, writeOutput } from './talk-paths';
 import { TalkConsole, type ConsoleOut } from './talk-console';
 import { RunStop, StopRequested } from './talk-stop';
 
 const USAGE =
-  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--room IR.wav] [--cleaned CLEAN.wav] [--now HH:MM] [--tail SECONDS] [--log DIR] [--notes DIR] [--clipboard TEXT] [--open-log FILE] [--fast] [--quiet]';
+  'npm run talk -- --input IN.wav [--output OUT.wav] [--report REPORT.json] [--models DIR] [--settings SETTINGS.json] [--ptt START-END,...] [--activate S,...] [--echo GAIN:DELAY_MS] [--room IR.wav] [--cleaned CLEAN.wav] [--now HH:MM] [--tail SECONDS] [--log DIR] [--notes DIR] [--memory DIR] [--clipboard TEXT] [--open-log FILE] [--fast] [--quiet]';
 
 const HELP = `Runs the voice pipeline headless: a WAV file plays the microphone, every turn is printed.
 
@@ -47,6 +48,8 @@ Usage: ${USAGE}
   --fast                 skip idle waiting (engine work still runs at wall speed)
   --log DIR              append every turn to a conversation history in DIR, as the app does (npm run log -- summary --dir DIR)
   --notes DIR            the notes tool's folder (notes.md), for a language model that calls tools (default: no notes tool)
+  --memory DIR           the folder of memory.json, what the user asked to be remembered (default: the --settings
+                         file's folder, as the app keeps it beside its settings; without --settings, none is kept)
   --clipboard TEXT       what the read_clipboard tool reads (talk has no clipboard; default: no clipboard tool)
   --open-log FILE        the open tool (asks first) appends what it would open to FILE instead of opening it (default: no open tool)
   --quiet                print nothing but errors
@@ -153,6 +156,7 @@ export async function talkMain(argv: string[], io: TalkIo = { out: process.stdou
       tail: { type: 'string' },
       log: { type: 'string' },
       notes: { type: 'string' },
+      memory: { type: 'string' },
       clipboard: { type: 'string' },
       'open-log': { type: 'string' },
     },
@@ -185,6 +189,8 @@ export async function talkMain(argv: string[], io: TalkIo = { out: process.stdou
   if (values.log === '') throw new UserError(`--log needs a folder. Usage: ${USAGE}`, 'usage');
   if (values.notes === '') throw new UserError(`--notes needs a folder. Usage: ${USAGE}`, 'usage');
   if (values.notes !== undefined) await prepareLogFolder(values.notes, '--notes');
+  if (values.memory === '') throw new UserError(`--memory needs a folder. Usage: ${USAGE}`, 'usage');
+  const memory = await talkMemory(values, (line) => say.warn(line));
   const openLog = values['open-log'];
   if (openLog !== undefined) await checkOutputFile('--open-log', openLog, 'opened.txt');
   const history = values.log === undefined ? null : await talkHistory(values.log, (line) => say.warn(line));
@@ -241,7 +247,8 @@ export async function talkMain(argv: string[], io: TalkIo = { out: process.stdou
   await appTools.mcp.settled();
   for (const s of appTools.mcp.status()) if (s.state === 'ready') log(`mcp: ${s.name} ready, ${s.tools.length} tool${s.tools.length === 1 ? '' : 's'}`);
   const tools = appTools.toolbox(() => clock.now());
-  const pipeline = new VoicePipeline({ ...engines, tools }, output, clock, () => settings, { timers, epochBase, ...(onCleaned ? { onCleaned } : {}) });
+  const pipeline = new VoicePipeline({ ...engines, tools }, output, clock, () => settings, { timers, epochBase, memory: memory.options, ...(onCleaned ? { onCleaned } : {}) });
+  if (memory.where) log(`memory: ${pipeline.memory.facts().length} fact${pipeline.memory.facts().length === 1 ? '' : 's'} (${memory.where})`);
   pipeline.events.on((e) => {
     if (e.type === 'turn') void history?.record(e.report, settings, engines.models);
     say.event(e);
@@ -292,6 +299,7 @@ export async function talkMain(argv: string[], io: TalkIo = { out: process.stdou
     await appTools.close();
     await engines.dispose();
     await history?.flush();
+    await pipeline.memory.settled();
   }
 
   if (values.output) {

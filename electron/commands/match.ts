@@ -42,6 +42,8 @@ function slotParser(g: Grammar) {
       }
       case 'name':
         return isName(g, words) ? { name: words.join(' ') } : null;
+      case 'text':
+        return { text: words.join(' ') };
     }
   };
 }

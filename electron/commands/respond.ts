@@ -5,6 +5,7 @@
  * p.m.") so every TTS voice says them the same way.
  */
 import type { ClockTime } from './numbers';
+import { toSecondPerson } from '../memory/memory-words';
 import type { CommandMatch } from './match';
 import { getGrammar, type CommandLanguage, type Grammar } from './sentences';
 
@@ -47,7 +48,25 @@ export interface CommandContext {
    * ("full"); for timer.start and timer.add: the duration is over `maxDays` days ("tooLong").
    */
   refused?: { why: 'full'; limit: number } | { why: 'tooLong'; maxDays: number };
+  /** For remember, forget, recall and history.search: what the memory did (the facts in the user's words). */
+  memory?: MemoryOutcome;
 }
+
+/** What a memory command did, for its reply. Facts are as kept ("my sister is called anna"); replies say them back in the second person. */
+export type MemoryOutcome =
+  | { kind: 'off' | 'unusable' }
+  | { kind: 'remembered'; fact: string; again: boolean; dropped: readonly string[] }
+  | { kind: 'refused'; why: 'empty' | 'too-long' | 'secret' }
+  /** `about` null: everything was asked for. */
+  | { kind: 'forgot'; facts: readonly string[]; about: string | null }
+  /** An unreadable memory file was moved aside (`keptAs`) and a new memory begun. */
+  | { kind: 'cleared'; keptAs: string }
+  /** Oldest first. */
+  | { kind: 'recalled'; facts: readonly string[] }
+  /** `hits`: the turns found, best first; `when`: the time asked about, as said ("yesterday"). */
+  | { kind: 'history'; about: string; when: string | null; hits: ReadonlyArray<{ atMs: number; user: string }> }
+  | { kind: 'history-off' | 'no-history' }
+  | { kind: 'history-failed'; why: string };
 
 function localTime(now: Date | LocalTime | undefined): LocalTime {
   if (now && !(now instanceof Date)) return now;
@@ -163,7 +182,69 @@ export function commandReply(match: CommandMatch, ctx: CommandContext = {}, lang
     case 'resume':
     case 'conversation.reset':
       return say(g, match.name, 'default');
+    case 'remember':
+    case 'forget':
+    case 'recall':
+    case 'history.search':
+      return memoryReply(g, match.name, ctx.memory ?? { kind: 'off' }, localTime(ctx.now));
   }
+}
+
+/** The facts said back at most (recall), and the words of each earlier turn said back (history.search). */
+const RECALL_SAID = 5;
+const HISTORY_SAID = 2;
+const HISTORY_WORDS = 20;
+
+function memoryReply(g: Grammar, name: 'remember' | 'forget' | 'recall' | 'history.search', m: MemoryOutcome, now: LocalTime): string {
+  const you = toSecondPerson;
+  switch (m.kind) {
+    case 'off':
+    case 'unusable':
+      return say(g, name === 'history.search' ? 'recall' : name, m.kind);
+    case 'remembered':
+      if (m.again) return say(g, name, 'again', { fact: you(m.fact) });
+      return m.dropped.length ? say(g, name, 'dropped', { fact: you(m.fact), oldest: you(m.dropped[0]!) }) : say(g, name, 'default', { fact: you(m.fact) });
+    case 'refused':
+      return say(g, name, m.why === 'too-long' ? 'tooLong' : m.why);
+    case 'forgot':
+      if (m.about === null) return say(g, name, m.facts.length ? 'all' : 'allEmpty');
+      if (m.facts.length === 0) return say(g, name, 'none', { about: you(m.about) });
+      return m.facts.length === 1 ? say(g, name, 'one', { fact: you(m.facts[0]!) }) : say(g, name, 'many', { count: g.numbers.numberToWords(m.facts.length), about: you(m.about) });
+    case 'cleared':
+      return say(g, name, 'cleared', { file: m.keptAs });
+    case 'recalled': {
+      if (m.facts.length === 0) return say(g, name, 'none');
+      if (m.facts.length === 1) return say(g, name, 'one', { fact: you(m.facts[0]!) });
+      const latest = m.facts.slice(-RECALL_SAID).map(you);
+      const list = joinItems(latest, g.data.words.and);
+      return say(g, name, m.facts.length > RECALL_SAID ? 'latest' : 'many', { count: g.numbers.numberToWords(m.facts.length), list });
+    }
+    case 'history': {
+      if (m.hits.length === 0) return m.when && !m.about ? say(g, name, 'noneWhen', { when: m.when }) : say(g, name, 'none', { about: you(m.about || 'that') });
+      const items = m.hits.slice(0, HISTORY_SAID).map((h) => say(g, name, 'item', { when: dayWords(g, h.atMs, now), user: firstWords(h.user, HISTORY_WORDS) }));
+      return say(g, name, 'found', { list: items.join('. ') });
+    }
+    case 'history-off':
+      return say(g, name, 'textOff');
+    case 'no-history':
+      return say(g, name, 'noHistory');
+    case 'history-failed':
+      return say(g, name, 'failed', { why: m.why });
+  }
+}
+
+function firstWords(text: string, n: number): string {
+  const w = text.trim().replace(/[.!?]+$/, '').split(/\s+/);
+  return w.length > n ? `${w.slice(0, n).join(' ')} ...` : w.join(' ');
+}
+
+/** "today", "yesterday", or "on Monday, December seventh" on the local calendar of `now`. */
+function dayWords(g: Grammar, atMs: number, now: LocalTime): string {
+  const d = new Date(atMs);
+  const days = Math.round((new Date(now.year, now.month - 1, now.day).getTime() - new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime()) / 86_400_000);
+  if (days === 0) return 'today';
+  if (days === 1) return 'yesterday';
+  return `on ${g.data.words.weekdays[d.getDay()] ?? ''}, ${g.data.words.months[d.getMonth()] ?? ''} ${g.numbers.ordinalWords(d.getDate())}`;
 }
 
 function joinItems(items: readonly string[], and: string): string {

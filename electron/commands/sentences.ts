@@ -25,6 +25,7 @@
  *   {duration}    a slot: "ten minutes", "an hour and a half"      -> durationMs (number)
  *   {time}        a slot: "seven thirty", "7:30 pm", "noon"        -> hour, minute, ampm
  *   {name}        a slot: one to three words naming a timer ("pasta") -> name (string)
+ *   {text}        a slot: any words (a fact to remember, what to search for) -> text (string)
  * A template matches the WHOLE utterance (after fillers are dropped), never part of it, so
  * "what time is it in berlin" does not match "what time is it". Templates are tried in file
  * order and the first match wins.
@@ -53,11 +54,16 @@ export type CommandName =
   | 'repeat'
   | 'conversation.reset'
   | 'pause'
-  | 'resume';
+  | 'resume'
+  | 'remember'
+  | 'forget'
+  | 'recall'
+  | 'history.search';
 
 export const COMMAND_NAMES: readonly CommandName[] = [
   'timer.start', 'timer.cancel', 'timer.status', 'timer.add', 'alarm.set', 'alarm.cancel',
   'time.now', 'date.today', 'stop', 'repeat', 'conversation.reset', 'pause', 'resume',
+  'remember', 'forget', 'recall', 'history.search',
 ];
 
 export type SlotValue = string | number | boolean | null;

@@ -7,8 +7,8 @@
  * match.ts), so this stays well under a millisecond per utterance.
  */
 
-export type SlotType = 'duration' | 'time' | 'name';
-export const SLOT_TYPES: readonly SlotType[] = ['duration', 'time', 'name'];
+export type SlotType = 'duration' | 'time' | 'name' | 'text';
+export const SLOT_TYPES: readonly SlotType[] = ['duration', 'time', 'name', 'text'];
 
 export type TemplateNode =
   | { kind: 'word'; word: string }
@@ -23,7 +23,7 @@ export interface CompiledTemplate {
 }
 
 /** Most tokens a slot can take; longer spans are not tried. */
-const SLOT_MAX_TOKENS: Record<SlotType, number> = { duration: 12, time: 8, name: 3 };
+const SLOT_MAX_TOKENS: Record<SlotType, number> = { duration: 12, time: 8, name: 3, text: 24 };
 
 export class TemplateError extends Error {}
 

@@ -2,6 +2,7 @@ import type { Clause } from '../text/clauses';
 import type { ListenCue } from '../audio/chime';
 import type { PendingConfirmation, TurnReport } from './report';
 import type { TimerView } from '../timers/timer-view';
+import type { MemoryView } from '../memory/memory-book';
 import type { EndReason, OneShotReason, OneShotState, TurnCheck } from './vocabulary';
 
 /** `idle`: one-shot mode with the microphone closed (speech is ignored until an activation). */
@@ -48,6 +49,8 @@ export type PipelineEvent =
   | { type: 'timer'; t: number; action: 'ringing'; id: string; kind: 'timer' | 'alarm'; name: string | null; text: string }
   /** The timers and alarms changed (set, cancelled, rang, stopped): `timers` is every one still pending or ringing. */
   | { type: 'timers'; t: number; timers: TimerView[] }
+  /** The memory changed (a fact kept or forgotten, cleared, switched on or off): every fact, for the window. */
+  | { type: 'memory'; t: number; memory: MemoryView }
   /** A finished turn; `turn` is the index the turn's other events carried. */
   | { type: 'turn'; t: number; turn: number; report: TurnReport }
   /** One-shot listening opened (`armed`), became a turn, or closed (`idle`), and why. */

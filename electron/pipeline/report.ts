@@ -156,6 +156,12 @@ export interface TurnReport {
   turnDetector: { checks: TurnCheck[] } | null;
   /** The local command the words matched (answered without the language model), or null. */
   command: { name: string; slots: Record<string, string | number | boolean | null> } | null;
+  /**
+   * The facts the user asked to be remembered that the system prompt held when the turn was
+   * reported: how many, and their section's size in the model's tokens (0 and 0: none, or memory off).
+   * Absent on reports from before memory.
+   */
+  memory?: { facts: number; tokens: number };
   /** Whether the language model was asked for this turn's answer. */
   llmUsed: boolean;
   /**

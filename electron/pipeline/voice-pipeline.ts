@@ -17,6 +17,8 @@ import { BargeInPolicy } from './respond/barge-in';
 import { Responding } from './respond/responding';
 import type { PipelineContext } from './context';
 import { TimerBook } from '../timers/timer-book';
+import { MemoryBook } from '../memory/memory-book';
+import { PipelineMemory, type MemoryOptions } from './skills/memory';
 import type { TimerView } from '../timers/timer-view';
 import { TurnTaking } from './turns/turn-taking';
 import type { EndReason, OneShotState } from './vocabulary';
@@ -58,8 +60,10 @@ export class VoicePipeline {
      * timers: the timers and alarms (the app's, loaded from disk; default: none yet), `epochBase` the epoch
      * time at pipeline time 0 (default: now; `talk --now` sets the time of day), `onTimersChanged` to store them.
      * onCleaned: each window as the echo canceller left it (`talk --cleaned`).
+     * memory: the facts the user asked to be kept, as loaded, and where they and the history are stored
+     * (default: an empty memory kept only while the pipeline runs, and no history to search).
      */
-    options: { keepReports?: number; timers?: TimerBook; epochBase?: number; onTimersChanged?: (book: TimerBook) => void; onCleaned?: (window: Float32Array) => void } = {},
+    options: { keepReports?: number; timers?: TimerBook; epochBase?: number; onTimersChanged?: (book: TimerBook) => void; onCleaned?: (window: Float32Array) => void; memory?: MemoryOptions } = {},
   ) {
     const ctx: PipelineContext = { clock, settings, events: this.events, output };
     // One policy decides what speech does to an answer; turn taking asks it whether speech counts.
@@ -70,7 +74,9 @@ export class VoicePipeline {
       onOneShot: (c) => this.oneShotChanged(c),
       ...(options.onCleaned ? { onCleaned: options.onCleaned } : {}),
     });
+    this.memory = new PipelineMemory(options.memory ?? { book: new MemoryBook() }, settings, clock, this.events);
     this.responding = new Responding(ctx, engines, {
+      memory: this.memory,
       user: this.turns,
       bargeIn,
       keepReports: options.keepReports ?? Infinity,
@@ -86,6 +92,14 @@ export class VoicePipeline {
     this.events.on((e) => {
       if (e.type === 'wake-phrase' && e.state === 'listening') this.cues.play('start', e.t);
     });
+  }
+
+  /** The facts the user asked to be kept (the window lists, deletes and clears them here). */
+  readonly memory: PipelineMemory;
+
+  /** The facts in the system prompt must change (the Memory panel deleted or cleared them, a setting changed). */
+  refreshSystemPrompt(): void {
+    this.responding.refreshSystemPrompt();
   }
 
   /** Finished turns' reports, the newest `keepReports` of them (every one is also a 'turn' event). */

@@ -43,6 +43,8 @@ const RULES: PerSetting<Settings, Rule> = {
   tts: { speakerId: 'live', speed: 'live', firstChunkWords: 'live' },
   models: { dir: 'reload', vad: 'reload', stt: 'reload', llm: 'reload', tts: 'reload', turn: 'reload' },
   history: { logText: 'live' },
+  // The system prompt is built anew with the facts (pipeline/respond/responding.ts).
+  memory: { enabled: 'live', maxTokens: 'live' },
   desktop: { shortcut: 'live', closeToTray: 'live', startAtLogin: 'live', listenChime: 'live' },
   // Servers are started, stopped and restarted as their entries change (tools/mcp/mcp-servers.ts).
   tools: { timeoutMs: 'live', builtIn: { notes: 'live', clipboard: 'live', open: 'live' }, mcpServers: 'live' },

@@ -91,6 +91,11 @@ export interface Settings {
   models: { dir: string | null; vad: string | null; stt: string | null; llm: string | null; tts: string | null; turn: string | null };
   /** The conversation history (electron/history/): logText false keeps each turn's timings but not its words. */
   history: { logText: boolean };
+  /**
+   * Facts the user asked the assistant to keep (electron/memory/): off, none are kept, used or
+   * searched; maxTokens bounds what they take of each conversation's system prompt.
+   */
+  memory: { enabled: boolean; maxTokens: number };
   /** The desktop around the window: the global shortcut, the tray, start at login, the one-shot chime. */
   desktop: {
     /** An Electron accelerator that activates one-shot listening from any program; '' = none. */
@@ -177,6 +182,7 @@ export const SETTINGS_RANGES = {
   'tts.speakerId': { min: 0, max: 9999, step: 1, unit: '', label: 'Voice (speaker id)', integer: true },
   'tts.speed': { min: 0.5, max: 2, step: 0.05, unit: 'x', label: 'Speaking speed', integer: false },
   'tts.firstChunkWords': { min: 0, max: 20, step: 1, unit: 'words', label: 'First spoken chunk', integer: true, note: '0 = the whole first clause' },
+  'memory.maxTokens': { min: 0, max: 4000, step: 50, unit: 'tokens', label: 'Memory in each conversation', integer: true, note: 'newest facts first' },
 } as const satisfies Record<NumericSettingPath, NumericRange>;
 
 export const MODES: readonly Mode[] = ['hands-free', 'push-to-talk', 'one-shot', 'wake-phrase'];
@@ -259,6 +265,9 @@ export const DEFAULT_SETTINGS: Settings = deepFreeze({
   models: { dir: null, vad: null, stt: null, llm: null, tts: null, turn: null },
   // The words are what makes a past turn readable; the log stays on this machine, and this turns them off.
   history: { logText: true },
+  // Remembering is what the user asks for; 400 tokens is about 30 short facts, evaluated once per
+  // conversation (a small CPU model evaluates it in a few seconds at load).
+  memory: { enabled: true, maxTokens: 400 },
   desktop: {
     // Ctrl+Alt+Space / Cmd+Option+Space: no common system or application shortcut on Windows and
     // Linux desktops; on macOS it may meet Finder's search window (a taken shortcut is reported).
@@ -449,6 +458,7 @@ const SCHEMA: PerSetting<Settings, Leaf> = {
     turn: optionalName('a model id from the catalog'),
   },
   history: { logText: bool },
+  memory: { enabled: bool, maxTokens: num('memory.maxTokens') },
   desktop: {
     // Stored in canonical form; what only one platform refuses is reported when the app registers it.
     shortcut: leaf(checkShortcutSetting),

@@ -10,9 +10,10 @@
  * A temp file left by a process that died mid-save is removed at the next load.
  */
 import { writeFileAtomic } from '../settings/file';
+import { removeStaleTemps } from '../settings/stale-temps';
 import { constants } from 'node:fs';
-import { copyFile, readdir, readFile, stat, unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { UserError } from '../errors';
 import { TimerBook } from './timer-book';
 
@@ -94,35 +95,6 @@ export class TimerStore {
     } catch (e) {
       throw new UserError(`Could not save timers to ${this.filePath}: ${(e as Error).message}`, 'timers-write-failed');
     }
-  }
-}
-
-/**
- * Deletes `.timers.json.<pid>.<id>.tmp` files (as writeFileAtomic names them) whose process is gone:
- * a save cut short by a kill or a crash. A live process's, another instance mid-save, is left alone.
- */
-async function removeStaleTemps(file: string): Promise<void> {
-  const dir = dirname(file);
-  const prefix = `.${TIMERS_FILE}.`;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number(name.slice(prefix.length).split('.')[0]) : NaN;
-    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid)) await unlink(join(dir, name)).catch(() => undefined);
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it exists, it is just not ours to signal.
-    return errnoCode(e) === 'EPERM';
   }
 }
 

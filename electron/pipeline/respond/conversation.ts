@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../../engines/llm-types';
 import type { ToolRound } from '../../engines/tool-calls';
+import { matchesAll } from '../../memory/memory-book';
 
 /** What the user heard of the answer to one turn. */
 export type Settlement =
@@ -136,6 +137,18 @@ export class Conversation {
     const given = this.exchanges.slice(0, cut).reverse().find((e) => e.now)?.now ?? '';
     this.exchanges = this.exchanges.slice(cut);
     if (this.exchanges[0] && !this.exchanges[0].now && given && !this.exchanges.some((e) => e.now)) this.exchanges[0].now = given;
+    this.edits++;
+  }
+
+  /**
+   * Forgets the exchanges whose user words hold every one of `terms` (content terms: "forget what I
+   * said about my sister" leaves no exchange about her for the model). No terms: nothing goes.
+   */
+  forgetExchanges(terms: readonly string[]): void {
+    if (terms.length === 0) return;
+    const kept = this.exchanges.filter((e) => !matchesAll(e.user, terms));
+    if (kept.length === this.exchanges.length) return;
+    this.exchanges = kept;
     this.edits++;
   }
 

@@ -141,7 +141,8 @@ export class Reply {
       draft?.drop();
       r.prepared = 'none';
       r.preparedAtMs = null;
-      if (local.say) await this.sayLocally(local.say);
+      const said = local.pending ? await local.pending : local.say;
+      if (said && !this.stopped) await this.sayLocally(said);
       return;
     }
     if (draft?.fits(text)) {

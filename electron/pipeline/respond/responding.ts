@@ -20,6 +20,9 @@ import { ToolConfirmations } from './confirmation';
 import type { Reply } from './reply';
 import { turnReport } from './turn-record';
 import { WakeGate } from './wake-gate';
+import { SystemPrompt } from './system-prompt';
+import type { PipelineMemory } from '../skills/memory';
+import { searchHistory } from '../../memory/history-search';
 
 /** The user's side of an exchange in which they pressed Run in the window, as the model reads it. */
 export const WINDOW_RUN_WORDS = '(I pressed Run in the window: go ahead.)';
@@ -46,6 +49,8 @@ export interface RespondingOptions {
   timers: TimerOptions;
   /** How well the echo was cancelled over a span an answer played (turn taking's meter). */
   echoOver?: (fromMs: number, toMs: number) => EchoReport;
+  /** The facts the user asked to be kept, and the history search (skills/memory.ts); null: none. */
+  memory: PipelineMemory | null;
 }
 
 /**
@@ -77,6 +82,8 @@ export class Responding {
   private readonly tools: Toolbox | null;
   /** The line about the present was set when the turn in progress began (see turnBegins). */
   private nowSetForTurn = false;
+  /** The system prompt with the remembered facts. */
+  private readonly prompt: SystemPrompt;
 
   constructor(
     private readonly ctx: PipelineContext,
@@ -88,13 +95,20 @@ export class Responding {
     this.bargeIn = options.bargeIn;
     this.acks = new AcknowledgementJudge(() => settings().bargeIn.acknowledgements);
     this.tools = engines.tools ?? null;
-    this.conversation = new Conversation(settings().llm.systemPrompt);
+    this.prompt = new SystemPrompt(settings, options.memory, (text) => engines.llm.countTokens(text));
+    this.conversation = new Conversation(this.prompt.build());
+    const memory = options.memory;
+    const historyDir = memory?.historyDir ?? null;
     this.timers = new PipelineTimers(options.timers, clock, events);
     const timers = this.timers;
     this.notices = new Notices({ book: timers.book, epochAt: (ms) => timers.epochAt(ms), tts, output, clock, events, voice: () => settings().tts, changed: () => timers.changed() });
     this.commands = {
       timers: timers.book,
       conversation: this.conversation,
+      memory,
+      refreshPrompt: () => this.refreshSystemPrompt(),
+      searchHistory: historyDir === null ? null : (q) => searchHistory(historyDir, q),
+      historyKeepsText: () => settings().history.logText,
       epochAt: (ms) => timers.epochAt(ms),
       lastAnswer: () => this.lastAnswer,
       timersChanged: () => timers.changed(),
@@ -120,6 +134,11 @@ export class Responding {
       this.nowSetForTurn = false;
       this.answers.start(turn);
     });
+  }
+
+  /** The system prompt built again: its text or the facts in it changed (settings, the Memory panel). */
+  refreshSystemPrompt(): void {
+    this.conversation.setSystemPrompt(this.prompt.build());
   }
 
   /** Epoch ms at pipeline time `ms`. */
@@ -376,7 +395,7 @@ export class Responding {
   }
 
   private report(reply: Reply): void {
-    const report = turnReport(reply.record, this.ctx.output, this.options.echoOver);
+    const report = { ...turnReport(reply.record, this.ctx.output, this.options.echoOver), memory: this.prompt.inPrompt };
     if (report.assistantText && report.command?.name !== 'repeat') this.lastAnswer = report.assistantText;
     this.reports.push(report);
     if (this.reports.length > this.options.keepReports) this.reports.shift();

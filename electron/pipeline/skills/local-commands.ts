@@ -1,12 +1,11 @@
 import { matchCommand, type CommandMatch } from '../../commands/match';
 import { commandReply, type TimerFact } from '../../commands/respond';
 import { MAX_ACTIVE, MAX_TIMER_MS, nextOccurrence, type Timer, type TimerBook } from '../../timers/timer-book';
+import { runMemoryCommand, type MemoryCommandHost } from './memory-commands';
 
-/** What local commands act on: the timers, the conversation, the answer being held, the clock. */
-export interface CommandHost {
+/** What local commands act on: the timers, the memory, the conversation, the answer being held, the clock. */
+export interface CommandHost extends MemoryCommandHost {
   readonly timers: TimerBook;
-  /** "Forget our conversation". */
-  readonly conversation: { reset(): void };
   /** Epoch ms at pipeline time `ms` (timers and the time of day run on the pipeline clock). */
   epochAt(ms: number): number;
   /** The assistant's last spoken answer, for "repeat that". */
@@ -95,13 +94,23 @@ export function runCommand(m: CommandMatch, endOfTurnMs: number, host: CommandHo
     case 'resume':
       host.settlePause(true);
       return null;
+    case 'remember':
+    case 'forget':
+    case 'recall':
+    case 'history.search':
+      // They need the user's words and may take a while: answerLocally runs them (memory-commands.ts).
+      return null;
   }
 }
+
+const MEMORY_COMMANDS = new Set<string>(['remember', 'forget', 'recall', 'history.search']);
 
 /** A command the user's words matched, and what to say for it (null: nothing). */
 export interface LocalAnswer {
   command: { name: string; slots: CommandMatch['slots'] };
   say: string | null;
+  /** What to say once work done after the turn finishes (clearing the memory, searching the history). */
+  pending?: Promise<string>;
 }
 
 /** The user's words as a local command (run, with what to say), or null when they are for the language model. */
@@ -110,6 +119,10 @@ export function answerLocally(text: string, endOfTurnMs: number, host: CommandHo
   // After a "pause", any turn but "resume" cancels the held answer ("resume" plays it on: runCommand).
   if (m?.name !== 'resume') host.settlePause(false);
   if (!m) return null;
+  if (MEMORY_COMMANDS.has(m.name)) {
+    const a = runMemoryCommand(m, text, host.epochAt(endOfTurnMs), host);
+    return { command: { name: m.name, slots: m.slots }, ...('pending' in a ? { say: null, pending: a.pending } : { say: a.say || null }) };
+  }
   const say = runCommand(m, endOfTurnMs, host);
   return { command: { name: m.name, slots: m.slots }, say: say ? say : null };
 }
