@@ -16,10 +16,14 @@ import type { SetupPlan } from '../native-models/setup-plan';
 import { SESSION_ID, type HistorySession, type HistorySessionInfo, type LogSummary } from './history/log-format';
 import { microphoneProblem, type MicrophoneSettings } from './microphone-settings';
 import { apiKeyProblem } from './secrets/api-key-shape';
+import { isRecord, onlyKeys, type Parsed } from './ipc-validate';
+import { parseMemoryCommand, type MemoryCommand, type MemoryView } from './ipc-memory';
 
 export type { FileProgress, SetupPlan, TimerView, MicrophoneSettings };
 export type { BuiltInToolStatus, McpServerState, McpServerStatus, ToolStatus, ToolsStatus };
 export type { HistorySession, HistorySessionInfo, LogSummary };
+export type { MemoryCommand, MemoryView };
+export { MAX_FACT_ID_LENGTH } from './ipc-memory';
 
 export const IPC = {
   /** renderer -> main (send): one frame of 16 kHz mono microphone audio, a Float32Array. */
@@ -82,7 +86,9 @@ export type Command =
   /** One-shot mode: listen for one turn (the Talk button, the global shortcut, the tray); over an answer, stop it first. */
   | { type: 'activate' }
   /** The microphone opened: what the browser applied to it (echo cancellation, gain, rate...), as its track reports. */
-  | { type: 'microphone-settings'; settings: MicrophoneSettings };
+  | { type: 'microphone-settings'; settings: MicrophoneSettings }
+  /** The Memory panel's Delete and Clear all (ipc-memory.ts). */
+  | MemoryCommand;
 
 /** The longest timer id a command may carry (the book's own ids are short: "t12"). */
 export const MAX_TIMER_ID_LENGTH = 64;
@@ -174,6 +180,8 @@ export interface Snapshot {
   timers: TimerView[];
   /** What the assistant is doing now (later changes arrive as pipeline `state` events): 'idle' in one-shot mode between activations. */
   state: AssistantState;
+  /** The remembered facts, whether memory is on, and why the file could not be used (later changes arrive as pipeline `memory` events). */
+  memory: MemoryView;
 }
 
 /** Requests that get an answer. */
@@ -246,17 +254,6 @@ export interface AssistantApi {
 // ---------------------------------------------------------------------------
 // Validation at the boundary: anything from the renderer is untrusted input.
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function onlyKeys(v: Record<string, unknown>, keys: readonly string[], what: string): string | null {
-  const extra = Object.keys(v).filter((k) => !keys.includes(k));
-  return extra.length ? `${what} has unknown field(s) ${extra.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}` : null;
-}
-
 export function parseCommand(v: unknown): Parsed<Command> {
   if (!isRecord(v) || typeof v.type !== 'string') return { ok: false, error: 'a command must be an object with a "type"' };
   const bad = (msg: string): Parsed<Command> => ({ ok: false, error: `command ${JSON.stringify(v.type).slice(0, 40)}: ${msg}` });
@@ -306,8 +303,10 @@ export function parseCommand(v: unknown): Parsed<Command> {
       const problem = microphoneProblem(v.settings);
       return problem ? bad(`"settings" ${problem}`) : { ok: true, value: { type: v.type, settings: v.settings as MicrophoneSettings } };
     }
-    default:
-      return bad('is not a known command');
+    default: {
+      const memory = parseMemoryCommand(v);
+      return memory ? (memory.ok ? memory : bad(memory.error)) : bad('is not a known command');
+    }
   }
 }
 

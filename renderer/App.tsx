@@ -1,4 +1,4 @@
-/** The window: conversation, controls and timers on the left; latency, endpoint tuning, settings, models and history on the right. */
+/** The window: conversation, controls and timers on the left; latency, endpoint tuning, settings, models, tools, memory and history on the right. */
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { Controls } from './components/Controls';
 import { FirstRun } from './components/FirstRun';
@@ -6,6 +6,7 @@ import { History } from './components/History';
 import { Conversation } from './components/Conversation';
 import { EndpointTuning } from './components/EndpointTuning';
 import { Latency } from './components/Latency';
+import { MemoryPanel } from './components/Memory';
 import { ModelsPanel } from './components/ModelsPanel';
 import { Notices } from './components/Notices';
 import { SettingsPanel } from './components/SettingsPanel';
@@ -20,6 +21,7 @@ const TABS = [
   { id: 'settings', label: 'Settings', render: () => <SettingsPanel /> },
   { id: 'models', label: 'Models', render: () => <ModelsPanel /> },
   { id: 'tools', label: 'Tools', render: () => <ToolsPanel /> },
+  { id: 'memory', label: 'Memory', render: () => <MemoryPanel /> },
   { id: 'history', label: 'History', render: () => <History /> },
 ] as const;
 

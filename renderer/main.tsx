@@ -91,7 +91,7 @@ async function boot(): Promise<void> {
 
 async function loadSnapshot(a: AssistantApi): Promise<Snapshot> {
   const snapshot = await a.request({ type: 'get-snapshot' });
-  useUi.setState({ connection: 'connected', settings: snapshot.settings, status: snapshot.status, timers: snapshot.timers, state: snapshot.state });
+  useUi.setState({ connection: 'connected', settings: snapshot.settings, status: snapshot.status, timers: snapshot.timers, state: snapshot.state, memory: snapshot.memory });
   return snapshot;
 }
 

@@ -1,9 +1,9 @@
 /**
  * The renderer's state, pushed from main: status, settings, the conversation, turn reports, the
- * VAD trace, the end-of-turn model's checks and the timers. Components read it; only `apply` (events) and the actions below change it.
+ * VAD trace, the end-of-turn model's checks, the timers and the memory. Components read it; only `apply` (events) and the actions below change it.
  */
 import { create } from 'zustand';
-import type { AppEvent, AppStatus, FileProgress } from '../electron/ipc-contract';
+import type { AppEvent, AppStatus, FileProgress, MemoryView } from '../electron/ipc-contract';
 import type { AssistantState, PipelineEvent } from '../electron/pipeline/events';
 import type { TimerView } from '../electron/timers/timer-view';
 import type { TurnReport } from '../electron/pipeline/report';
@@ -72,6 +72,8 @@ export interface UiState {
   notices: Notice[];
   /** Timers and alarms pending or ringing (from the snapshot, then each `timers` event). */
   timers: TimerView[];
+  /** The remembered facts (from the snapshot, then each `memory` event); null until the snapshot. */
+  memory: MemoryView | null;
   micLevel: number;
   /** The pipeline's input gain (dB): how much a quiet microphone is being raised. */
   inputGainDb: number;
@@ -121,6 +123,7 @@ export const useUi = create<UiState>()((set, get) => ({
   turnChecks: [],
   notices: [],
   timers: [],
+  memory: null,
   micLevel: 0,
   inputGainDb: 0,
   downloads: {},
@@ -223,6 +226,9 @@ export const useUi = create<UiState>()((set, get) => ({
       case 'timer':
         // Shown ringing at once; the `timers` event that follows is the full list.
         set((s) => ({ timers: s.timers.map((t) => (t.id === p.id ? { ...t, ringing: true } : t)) }));
+        break;
+      case 'memory':
+        set({ memory: p.memory });
         break;
       case 'turn-check':
         set((s) => ({ turnChecks: [...s.turnChecks, { turn: p.turn, atMs: p.atMs, probability: p.probability, text: p.text, heldBy: p.heldBy }].slice(-TURN_CHECKS) }));

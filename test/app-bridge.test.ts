@@ -64,6 +64,24 @@ describe('the IPC contract validates what the renderer sends', () => {
     assert.equal(r.ok, false);
   });
 
+  it("validates the Memory panel's commands: a bounded fact id, nothing else", () => {
+    for (const c of [{ type: 'forget-fact', id: 'f3' }, { type: 'forget-fact', id: 'x'.repeat(64) }, { type: 'clear-memory' }]) assert.deepEqual(parseCommand(c), { ok: true, value: c });
+    const bad: [unknown, RegExp][] = [
+      [{ type: 'forget-fact' }, /command "forget-fact": "id" must be a fact id/],
+      [{ type: 'forget-fact', id: '' }, /"id" must be a fact id/],
+      [{ type: 'forget-fact', id: 3 }, /"id" must be a fact id/],
+      [{ type: 'forget-fact', id: { $ne: null } }, /"id" must be a fact id/],
+      [{ type: 'forget-fact', id: 'x'.repeat(65) }, /"id" must be a fact id \(a string of 1 to 64 characters\)/],
+      [{ type: 'forget-fact', id: 'f1', text: 'my sister' }, /unknown field\(s\) "text"/],
+      [{ type: 'clear-memory', keep: [] }, /command "clear-memory": clear-memory has unknown field\(s\) "keep"/],
+    ];
+    for (const [input, message] of bad) {
+      const r = parseCommand(input);
+      assert.equal(r.ok, false, JSON.stringify(input));
+      if (!r.ok) assert.match(r.error, message);
+    }
+  });
+
   it('validates what the browser applied to the microphone: the typed fields only, each in range', () => {
     const settings = { echoCancellation: false, autoGainControl: false, noiseSuppression: false, sampleRate: 48000, channelCount: 1, label: 'Fake Default Audio Input' };
     for (const c of [

@@ -10,6 +10,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { BRIDGE_PATH } from '../electron/bridge-protocol';
 import { DEFAULT_SETTINGS, mergeSettings } from '../electron/settings/schema';
+import { MemoryBook } from '../electron/memory/memory-book';
+import { MEMORY_FILE } from '../electron/memory/memory-store';
 import { MODELS, ROOT, tempDir } from './helpers';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -137,6 +139,13 @@ async function waitFor(ok: () => boolean, timeoutMs: number, why: () => string):
     if (Date.now() > end) throw new Error(why());
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Writes memory.json into the data folder `dir` as the app would have kept these facts (said at the given times), before it starts. */
+export async function seedMemory(dir: string, facts: readonly { text: string; said: Date }[]): Promise<void> {
+  const book = new MemoryBook();
+  for (const f of facts) book.remember(f.text, f.said.toISOString());
+  await writeFile(path.join(dir, MEMORY_FILE), book.toFileText());
 }
 
 /** Headless Chromium whose microphone plays `wav` once (then silence). */

@@ -149,6 +149,12 @@ const TABLE: Row[] = [
   ['what did we talk about yesterday', 'history.search', { text: 'yesterday' }],
   ['what did I say about the trip?', 'history.search', { text: 'the trip' }],
   ['what were we talking about', 'history.search', { text: null }],
+  // The same in the test recognizers' words ("remember" and "forget" are not among them)
+  ['add the fact that my sister is ana', 'remember', { text: 'my sister is ana' }],
+  ['cancel the fact about my sister', 'forget', { all: false, text: 'my sister' }],
+  ['cancel the facts', 'forget', { all: true, text: null }],
+  ['tell me the facts', 'recall', {}],
+  ['list the facts you know about me', 'recall', {}],
   ['pause', 'pause', {}],
   ['please pause', 'pause', {}],
   ['hold on', 'pause', {}],

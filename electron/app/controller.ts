@@ -33,6 +33,7 @@ import { OwnerOnlyFile } from '../secrets/secret-store';
 import type { ControllerOptions } from './controller-options';
 import { ModelSetup } from './model-setup';
 import { runCommand } from './window-commands';
+import { answerRequest } from './window-requests';
 import { failedModels, initialStatus, llmStatus, loadProgress, turnModelStatus, waitingModels } from './app-status';
 import { API_KEY_FILE, ServerAccess, takeKey } from './server-access';
 import { keepPatchEnv, McpEnv, MCP_ENV_FILE, MCP_ENV_LABEL, moveEnvOutOfSettings } from './mcp-env';
@@ -41,6 +42,7 @@ import { needsReload } from '../settings/reload-rules';
 import { mergeSettings, withoutSecrets, type DeepPartial, type Settings } from '../settings/schema';
 import { TimerKeeper } from '../timers/timer-keeper';
 import { HistoryRecorder } from '../history/recorder';
+import { MemoryKeeper } from './memory-keeper';
 
 /** How often timeouts run and playback state is rechecked when no microphone audio drives the pipeline. */
 const TICK_INTERVAL_MS = 50;
@@ -75,6 +77,8 @@ export class AssistantController {
   private readonly timers: TimerKeeper;
   /** Every turn, logged in the data folder's history/ (electron/history/). */
   private readonly history: HistoryRecorder;
+  /** The remembered facts (memory.json) outlive any one pipeline too. */
+  private readonly memory: MemoryKeeper;
   /** The pipeline's last state, for a window that connects later (the snapshot). */
   private assistantState: AssistantState = 'listening';
 
@@ -86,7 +90,7 @@ export class AssistantController {
     const secrets = options.secrets ?? new OwnerOnlyFile(path.join(dataDir, API_KEY_FILE));
     this.server = new ServerAccess(secrets, this.store, (level, message, keep) => this.notice(level, message, keep), options.fetch);
     this.mcpEnv = new McpEnv(options.mcpSecrets ?? new OwnerOnlyFile(path.join(dataDir, MCP_ENV_FILE), MCP_ENV_LABEL));
-    this.tools = new AppTools({ dataDir, clipboard: options.clipboard ?? null, opener: options.opener ?? null }, () => this.store.current, {
+    this.tools = new AppTools({ dataDir, clipboard: options.clipboard ?? null, opener: options.opener ?? null, memory: () => this.pipeline?.memoryTools ?? null }, () => this.store.current, {
       env: (server) => this.mcpEnv.valuesFor(server),
       envVersion: (name) => this.mcpEnv.version(name),
       // A server that stops is told once; its restarts show in the Tools panel.
@@ -100,11 +104,23 @@ export class AssistantController {
       changed: (timers) => this.emit({ type: 'pipeline', event: { type: 'timers', t: this.clock.now(), timers } }),
       notice: (message, keep) => this.notice('error', message, keep),
     });
-    this.history = new HistoryRecorder(path.join(dataDir, 'history'), {
+    const historyDir = path.join(dataDir, 'history');
+    this.history = new HistoryRecorder(historyDir, {
       app: options.appVersion ?? '0.0.0-dev',
       catalog: this.catalog,
       onLogged: (session, turns) => this.emit({ type: 'history', session, turns }),
       onError: (message) => this.notice('error', message),
+    });
+    // The pipeline's memory searches the same history this recorder writes.
+    this.memory = new MemoryKeeper(dataDir, historyDir, this.clock, {
+      running: () => this.pipeline,
+      settings: () => this.store.current,
+      event: (event) => this.emit({ type: 'pipeline', event }),
+      notice: (message, keep) => this.notice('error', message, keep),
+      solved: (message) => {
+        const i = this.notices.indexOf(message);
+        if (i >= 0) this.notices.splice(i, 1);
+      },
     });
     this.output = new RendererOutput(options.audioSink, this.clock);
     // A server runs the language model: none is downloaded for it (an installed one is its fallback).
@@ -153,7 +169,7 @@ export class AssistantController {
   async start(): Promise<void> {
     this.settingsRead = this.readSettings();
     await this.settingsRead;
-    await this.timers.load();
+    await Promise.all([this.timers.load(), this.memory.load()]);
     await this.reload();
   }
 
@@ -215,6 +231,7 @@ export class AssistantController {
       keepReports: KEEP_REPORTS,
       timers: this.timers.book,
       onTimersChanged: () => this.timers.save(),
+      memory: this.memory.options(),
     });
     this.unsubscribe = pipeline.events.on((event) => {
       // A ring marks the entry fired in the book without a change callback: stored too, so a restart does not ring it again.
@@ -238,12 +255,14 @@ export class AssistantController {
     if (pipeline) {
       pipeline.stopSpeaking();
       await pipeline.drain().catch(() => undefined);
+      // Its saves wait in its own queue: done before it goes, so the next pipeline starts from what is on disk.
+      await pipeline.memory.settled();
     }
     await engines?.dispose().catch((err: unknown) => console.error('Could not release the models:', err));
   }
 
   snapshot(): Snapshot {
-    return { settings: this.settings, status: this.status, notices: [...this.notices], timers: this.timers.views(), state: this.assistantState };
+    return { settings: this.settings, status: this.status, notices: [...this.notices], timers: this.timers.views(), state: this.assistantState, memory: this.memory.view() };
   }
 
   /** One microphone frame from the renderer; anything that is not one is dropped. */
@@ -273,6 +292,7 @@ export class AssistantController {
       output: this.output,
       setup: this.setup,
       timers: this.timers,
+      memory: this.memory,
       listening: () => this.status.listening,
       setStatus: (patch) => this.setStatus(patch),
       notice: (level, message) => this.notice(level, message),
@@ -290,35 +310,20 @@ export class AssistantController {
   async request(raw: unknown): Promise<Responses[Request['type']] | { ok: false; error: string }> {
     const parsed = parseRequest(raw);
     if (!parsed.ok) return { ok: false, error: parsed.error };
-    const r = parsed.value;
-    switch (r.type) {
-      case 'get-snapshot':
+    return answerRequest(parsed.value, {
+      snapshot: async () => {
         // A window that asks while the app starts gets the settings from the file, not the defaults.
         await this.settingsRead.catch(() => undefined);
         return this.snapshot();
-      case 'update-settings':
-        return this.updateSettings(r.patch);
-      case 'reset-settings':
-        // No server is left to need its values.
-        return this.changeSettings(() => this.store.reset().then(async (s) => (await this.mcpEnv.keep([]).catch(() => undefined), s)));
-      case 'history-sessions':
-        return this.history.sessions();
-      case 'history-session':
-        return this.history.session(r.id);
-      case 'history-summary':
-        return this.history.summary(r.since);
-      case 'clear-history':
-        return this.history.clear();
-      case 'llm-server-models':
-        return this.server.models(r.baseUrl);
-      case 'llm-server-test':
-        return this.server.test(r.baseUrl, r.model);
-      case 'set-api-key':
-        return this.setKey(r.key, true, r.baseUrl);
-      case 'microphone-access':
-        // dev:web and talk have no desktop: the browser asks itself.
-        return this.options.shell ? this.options.shell.microphoneAccess() : { ok: true };
-    }
+      },
+      updateSettings: (patch) => this.updateSettings(patch),
+      // No server is left to need its values.
+      resetSettings: () => this.changeSettings(() => this.store.reset().then(async (s) => (await this.mcpEnv.keep([]).catch(() => undefined), s))),
+      setKey: (key, baseUrl) => this.setKey(key, true, baseUrl),
+      history: this.history,
+      server: this.server,
+      shell: this.options.shell,
+    });
   }
 
   /** A patch from the window; an API key in it goes to the key store, never into settings.json. */
@@ -366,7 +371,8 @@ export class AssistantController {
     }
     this.emit({ type: 'settings', settings: withoutSecrets(settings) });
     // Endpointing, barge-in, voice and sampling settings are read live by the pipeline; these are not:
-    if (before.llm.systemPrompt !== settings.llm.systemPrompt) this.pipeline?.conversation.setSystemPrompt(settings.llm.systemPrompt);
+    // the system prompt is rebuilt with the facts (the prompt, memory on or off, its budget).
+    this.memory.settingsChanged(before, settings);
     // Servers whose entries (or stored values) changed are restarted; the switches show in the status.
     if (before.tools !== settings.tools) this.tools.apply();
     if (needsReload(before, settings) || (keyChanged && settings.llm.provider === 'openai-compatible')) {
@@ -386,6 +392,7 @@ export class AssistantController {
     await this.unload();
     await servers;
     await this.timers.flush();
+    await this.memory.flush();
     await this.history.flush();
     this.events.clear();
   }

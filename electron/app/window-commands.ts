@@ -7,6 +7,7 @@ import type { AppStatus, Command } from '../ipc-contract';
 import type { VoicePipeline } from '../pipeline/voice-pipeline';
 import type { RendererOutput } from '../renderer-output';
 import type { TimerKeeper } from '../timers/timer-keeper';
+import type { MemoryKeeper } from './memory-keeper';
 import type { ModelSetup } from './model-setup';
 
 /** What a command acts on. */
@@ -16,6 +17,7 @@ export interface CommandParts {
   output: RendererOutput;
   setup: ModelSetup;
   timers: TimerKeeper;
+  memory: MemoryKeeper;
   listening(): boolean;
   setStatus(patch: Partial<AppStatus>): void;
   notice(level: 'info' | 'error', message: string): void;
@@ -64,6 +66,12 @@ export function runCommand(c: Command, on: CommandParts): void {
     case 'stop-ringing':
       if (p) p.stopRinging();
       else on.timers.stopRinging();
+      break;
+    case 'forget-fact':
+      on.memory.forget(c.id);
+      break;
+    case 'clear-memory':
+      void on.memory.clear();
       break;
     case 'microphone-settings':
       // Kept for the Models panel and logged with each turn: whether the browser really left the

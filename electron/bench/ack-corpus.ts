@@ -97,7 +97,7 @@ export function defaultAckCorpusDir(): string {
 let phraseCount = 0;
 
 /** One phrase in one voice, 16 kHz, without its leading and trailing silence. espeak-ng writes a file (its --stdout header gives no length). */
-async function espeak(text: string, v: (typeof ACK_VOICES)[number], tmpDir: string): Promise<Float32Array> {
+export async function espeakPhrase(text: string, v: { voice: string; rate: number; pitch: number }, tmpDir: string): Promise<Float32Array> {
   const file = path.join(tmpDir, `phrase-${process.pid}-${phraseCount++}.wav`);
   await new Promise<void>((resolve, reject) => {
     execFile('espeak-ng', ['-v', v.voice, '-s', String(v.rate), '-p', String(v.pitch), '-w', file, text], { timeout: ESPEAK_TIMEOUT_MS, maxBuffer: ESPEAK_MAX_BYTES }, (e) => {
@@ -146,8 +146,8 @@ function scaled(x: Float32Array, toDbfs: number): Float32Array {
 
 /** Builds one clip: the request, then the phrases at `atS` over its answer, on low noise. */
 async function buildClip(name: string, v: (typeof ACK_VOICES)[number], request: string, said: { kind: ItemKind; text: string; levelDb: number; atS: number }[], seed: number, tmpDir: string): Promise<{ samples: Float32Array; clip: CorpusClip }> {
-  const req = scaled(await espeak(request, v, tmpDir), REQUEST_LEVEL_DBFS);
-  const parts = await Promise.all(said.map(async (s) => scaled(await espeak(s.text, v, tmpDir), REQUEST_LEVEL_DBFS + s.levelDb)));
+  const req = scaled(await espeakPhrase(request, v, tmpDir), REQUEST_LEVEL_DBFS);
+  const parts = await Promise.all(said.map(async (s) => scaled(await espeakPhrase(s.text, v, tmpDir), REQUEST_LEVEL_DBFS + s.levelDb)));
   const last = said.at(-1)!;
   const total = Math.ceil((last.atS + parts.at(-1)!.length / RATE + TAIL_S) * RATE);
   const rand = prng(seed);

@@ -208,8 +208,15 @@ export async function talkMain(argv: string[], io: TalkIo = { out: process.stdou
   // which --help, a usage error or a bad path must not wait for.
   const [{ AppTools }, { loadEnginesFor }] = await Promise.all([import('../tools/app-tools'), import('./engines-for')]);
   const clipboardText = values.clipboard;
+  // The memory tools act on the pipeline's memory, made once the models are loaded.
+  let running: VoicePipeline | null = null;
   const appTools = new AppTools(
-    { dataDir: values.notes ?? null, clipboard: clipboardText === undefined ? null : { readText: () => clipboardText }, opener: openLog === undefined ? null : loggingOpener(openLog) },
+    {
+      dataDir: values.notes ?? null,
+      clipboard: clipboardText === undefined ? null : { readText: () => clipboardText },
+      opener: openLog === undefined ? null : loggingOpener(openLog),
+      memory: () => running?.memoryTools ?? null,
+    },
     () => settings,
     // A settings file for talk holds the MCP servers' environment values themselves ("" = none).
     { env: async (s) => ('env' in s ? Object.fromEntries(Object.entries(s.env).filter(([, v]) => v !== '')) : {}), notice: (_level, message) => say.warn(message), changed: () => undefined },
@@ -248,6 +255,7 @@ export async function talkMain(argv: string[], io: TalkIo = { out: process.stdou
   for (const s of appTools.mcp.status()) if (s.state === 'ready') log(`mcp: ${s.name} ready, ${s.tools.length} tool${s.tools.length === 1 ? '' : 's'}`);
   const tools = appTools.toolbox(() => clock.now());
   const pipeline = new VoicePipeline({ ...engines, tools }, output, clock, () => settings, { timers, epochBase, memory: memory.options, ...(onCleaned ? { onCleaned } : {}) });
+  running = pipeline;
   if (memory.where) log(`memory: ${pipeline.memory.facts().length} fact${pipeline.memory.facts().length === 1 ? '' : 's'} (${memory.where})`);
   pipeline.events.on((e) => {
     if (e.type === 'turn') void history?.record(e.report, settings, engines.models);

@@ -19,6 +19,7 @@ import type { PipelineContext } from './context';
 import { TimerBook } from '../timers/timer-book';
 import { MemoryBook } from '../memory/memory-book';
 import { PipelineMemory, type MemoryOptions } from './skills/memory';
+import type { MemoryToolHost } from '../tools/memory-tools';
 import type { TimerView } from '../timers/timer-view';
 import { TurnTaking } from './turns/turn-taking';
 import type { EndReason, OneShotState } from './vocabulary';
@@ -96,6 +97,11 @@ export class VoicePipeline {
 
   /** The facts the user asked to be kept (the window lists, deletes and clears them here). */
   readonly memory: PipelineMemory;
+
+  /** What the memory tools (remember, forget, search_history) do in this pipeline. */
+  get memoryTools(): MemoryToolHost {
+    return this.responding.memoryTools;
+  }
 
   /** The facts in the system prompt must change (the Memory panel deleted or cleared them, a setting changed). */
   refreshSystemPrompt(): void {

@@ -8,11 +8,14 @@ import type { Settings } from '../settings/schema';
 import { builtInTools, toolboxOf, type BuiltInSources, type BuiltInTool } from './built-in';
 import { McpServers, type McpServersOptions } from './mcp/mcp-servers';
 import type { Tool, Toolbox } from './toolbox';
+import { memoryTools } from './memory-tools';
 import type { ToolsStatus } from './tool-status';
 
 export class AppTools {
   readonly mcp: McpServers;
   private readonly builtIn: BuiltInTool[];
+  /** remember, forget, search_history: switched by memory.enabled (the Memory panel), not listed with the built-ins. */
+  private readonly memory: Tool[];
   private readonly times = new Map<string, { ms: number; ok: boolean }>();
   private readonly now: () => number;
 
@@ -23,6 +26,7 @@ export class AppTools {
   ) {
     this.now = opts.now ?? (() => performance.now());
     this.builtIn = builtInTools(sources, settings).map((b) => ({ ...b, tool: this.timed(b.tool) }));
+    this.memory = sources.memory ? memoryTools(sources.memory, () => settings().memory.enabled).map((t) => this.timed(t)) : [];
     this.mcp = new McpServers(opts);
   }
 
@@ -48,12 +52,12 @@ export class AppTools {
   }
 
   private builtInNames(): string[] {
-    return this.builtIn.map((b) => b.tool.spec.name);
+    return [...this.builtIn, ...this.memory.map((tool) => ({ tool }))].map((b) => b.tool.spec.name);
   }
 
-  /** Every tool now: the built-ins, then the ready servers' (named apart from the built-ins'). */
+  /** Every tool now: the built-ins, the memory's, then the ready servers' (named apart from both). */
   tools(): Tool[] {
-    return [...this.builtIn.map((b) => b.tool), ...this.mcp.tools(this.builtInNames())];
+    return [...this.builtIn.map((b) => b.tool), ...this.memory, ...this.mcp.tools(this.builtInNames())];
   }
 
   /** The toolbox a pipeline is given: it reads tools() on every use, as servers come and go. */

@@ -9,6 +9,7 @@ import { clipboardTool, type ClipboardReader } from './clipboard';
 import { NotesFile, noteTools } from './notes';
 import { openTool, type Opener } from './open';
 import { Toolbox, type Tool } from './toolbox';
+import type { MemoryToolHost } from './memory-tools';
 
 export interface BuiltInSources {
   /** The folder notes.md lives in (the settings folder); null: no notes. */
@@ -17,6 +18,8 @@ export interface BuiltInSources {
   clipboard: ClipboardReader | null;
   /** The system's handler for links and files (Electron's shell in the app); null: nothing is opened. */
   opener?: Opener | null;
+  /** The memory of the pipeline running now, for the remember, forget and search_history tools; absent: no memory tools. */
+  memory?: () => MemoryToolHost | null;
 }
 
 /** Which switch in `tools.builtIn` a built-in tool goes with. */

@@ -123,7 +123,7 @@ export function LlmServerSettings() {
       )}
       {useServer && (
         <>
-          <p className="hint">Ollama, LM Studio, llama.cpp&apos;s server or vLLM on another machine. What you say is sent to that server as text.</p>
+          <p className="hint">Ollama, LM Studio, llama.cpp&apos;s server or vLLM on another machine. What you say is sent to that server as text. While memory is on, the facts it remembers (the Memory tab) are sent to the server with each conversation.</p>
           <div className="field">
             <label htmlFor={urlId}>Address (ending in /v1)</label>
             <input id={urlId} type="url" list={presetsId} value={baseUrl} maxLength={2000} placeholder="http://localhost:11434/v1" onChange={(e) => setBaseUrl(e.currentTarget.value)} data-testid="llm-url" />

@@ -23,6 +23,8 @@ import { WakeGate } from './wake-gate';
 import { SystemPrompt } from './system-prompt';
 import type { PipelineMemory } from '../skills/memory';
 import { searchHistory } from '../../memory/history-search';
+import { memoryToolHost } from '../skills/memory-commands';
+import type { MemoryToolHost } from '../../tools/memory-tools';
 
 /** The user's side of an exchange in which they pressed Run in the window, as the model reads it. */
 export const WINDOW_RUN_WORDS = '(I pressed Run in the window: go ahead.)';
@@ -84,6 +86,8 @@ export class Responding {
   private nowSetForTurn = false;
   /** The system prompt with the remembered facts. */
   private readonly prompt: SystemPrompt;
+  /** The memory's tools at work in this pipeline (tools/memory-tools.ts). */
+  readonly memoryTools: MemoryToolHost;
 
   constructor(
     private readonly ctx: PipelineContext,
@@ -114,6 +118,7 @@ export class Responding {
       timersChanged: () => timers.changed(),
       settlePause: (resume) => this.apply(this.bargeIn.onTurnAfterPause(resume, clock.now())),
     };
+    this.memoryTools = memoryToolHost(this.commands, () => this.epochAt(clock.now()));
     this.answers = new Answers(ctx, {
       llm: engines.llm,
       tools: engines.tools ?? null,

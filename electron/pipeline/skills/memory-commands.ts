@@ -12,6 +12,7 @@ import { tokenize as contentTerms } from '../../memory/bm25';
 import { parseWhen } from '../../memory/memory-words';
 import type { HistoryQuery, HistorySearchResult } from '../../memory/history-search';
 import type { PipelineMemory } from './memory';
+import type { MemoryToolHost } from '../../tools/memory-tools';
 
 export interface MemoryCommandHost {
   readonly memory: PipelineMemory | null;
@@ -79,6 +80,7 @@ async function forgetAll(memory: PipelineMemory, host: MemoryCommandHost): Promi
 }
 
 async function search(words: string, atEpochMs: number, host: MemoryCommandHost): Promise<MemoryOutcome> {
+  if (!host.memory?.enabled) return { kind: 'off' };
   if (!host.searchHistory) return { kind: 'no-history' };
   if (!host.historyKeepsText()) return { kind: 'history-off' };
   const when = parseWhen(words, new Date(atEpochMs));
@@ -91,4 +93,51 @@ async function search(words: string, atEpochMs: number, host: MemoryCommandHost)
   } catch (e) {
     return { kind: 'history-failed', why: (e as Error).message };
   }
+}
+
+/** The memory tools' work in this pipeline, worded for the model (tools/memory-tools.ts). */
+export function memoryToolHost(host: MemoryCommandHost, nowEpochMs: () => number): MemoryToolHost {
+  const unavailable = (memory: PipelineMemory | null) => (!memory?.enabled ? 'error: the user has switched memory off' : !memory.usable ? 'error: the memory file could not be read; the user can clear it in the Memory panel' : null);
+  return {
+    remember(fact) {
+      const memory = host.memory;
+      const no = unavailable(memory);
+      if (no) return no;
+      const r = memory!.remember(fact, nowEpochMs())!;
+      if ('refused' in r) return `not kept: ${r.refused === 'secret' ? 'it looks like a password or a key, which is never kept' : r.refused === 'too-long' ? 'it is too long (at most 500 characters)' : 'it is empty'}`;
+      return `kept: "${r.kept.text}"${r.dropped.length ? `; to make room the oldest fact was forgotten: "${r.dropped[0]!.text}"` : ''}`;
+    },
+    forget(about) {
+      const memory = host.memory;
+      const no = unavailable(memory);
+      if (no) return no;
+      const gone = memory!.forget(about)!;
+      if (gone.length === 0) return `no remembered fact is about "${about}"`;
+      host.conversation.forgetExchanges(contentTerms(about));
+      host.refreshPrompt();
+      return `forgot ${gone.length}: ${gone.map((f) => `"${f.text}"`).join(', ')}`;
+    },
+    async searchHistory(query) {
+      const r = await search(query, nowEpochMs(), host);
+      switch (r.kind) {
+        case 'history':
+          return r.hits.length === 0 ? 'nothing matched' : r.hits.map((h) => `${localStamp(h.atMs)} the user said: "${h.user}"`).join('\n');
+        case 'no-history':
+          return 'no history of earlier conversations is kept';
+        case 'history-off':
+          return 'the history keeps no words (the user turned text logging off): nothing to search';
+        case 'history-failed':
+          return `error: ${r.why}`;
+        default:
+          return 'error: the memory is switched off';
+      }
+    },
+  };
+}
+
+const two = (n: number) => String(n).padStart(2, '0');
+/** "2026-12-06 18:30", local time. */
+function localStamp(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
 }

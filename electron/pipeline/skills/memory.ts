@@ -93,10 +93,11 @@ export class PipelineMemory {
 
   /**
    * Forgets everything: with a usable file, empties it; with one that could not be used, moves it
-   * aside and begins a new memory (`keptAs`). Null when memory is switched off.
+   * aside and begins a new memory (`keptAs`). Null when memory is switched off (unless `evenIfOff`).
    */
-  async clear(): Promise<{ facts: Fact[]; keptAs: string | null } | null> {
-    if (!this.enabled) return null;
+  async clear(opts: { evenIfOff?: boolean } = {}): Promise<{ facts: Fact[]; keptAs: string | null } | null> {
+    // Said, it is refused while memory is off (the user is told so); the window's Clear all is explicit and always runs.
+    if (!this.enabled && !opts.evenIfOff) return null;
     if (this.book) {
       const facts = this.book.clear();
       this.changed();
