@@ -13,6 +13,8 @@ import { Conversation } from '../electron/pipeline/respond/conversation';
 import { pickModel } from '../native-models/resolver';
 import type { ResolvedModel } from '../native-models/types';
 import { MODEL_ROOTS } from './engine-fixtures';
+import { benchMemoryBook } from '../electron/bench/memory-facts';
+import { memorySection } from '../electron/memory/memory-prompt';
 
 const OPTS: LlmOptions = {
   systemPrompt: 'You are a helpful assistant.',
@@ -286,4 +288,14 @@ describe('LlamaEngine (stories260K)', () => {
       await small.dispose();
     }
   });
+});
+
+test("200 remembered facts in the system prompt stay within memory.maxTokens, counted by the model's own tokenizer", () => {
+  const facts = benchMemoryBook(200).facts;
+  for (const maxTokens of [120, 400, 4000]) {
+    const s = memorySection(facts, maxTokens, (t) => engine.countTokens(t));
+    assert.ok(s.facts > 0 && s.facts < 200, `${s.facts} facts in ${maxTokens} tokens`);
+    assert.equal(engine.countTokens(s.text), s.tokens);
+    assert.ok(s.tokens <= maxTokens, `${s.tokens} <= ${maxTokens}`);
+  }
 });

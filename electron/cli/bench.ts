@@ -45,10 +45,12 @@ import { benchHistory, HISTORY_SEARCH_USAGE } from './bench-history';
 import { benchTurns } from './bench-turns';
 import { busyLine, parseBusy, startBusyWork } from '../bench/busy-work';
 import { builtInToolbox } from '../tools/built-in';
+import { benchMemoryBook } from '../bench/memory-facts';
+import { MAX_FACTS } from '../memory/memory-book';
 import { loggingOpener } from '../tools/open';
 import type { Toolbox } from '../tools/toolbox';
 
-const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json] [--tools] [--real-size [--tier cpu|gpu] [--standins DIR]]';
+const USAGE = 'npm run bench -- [--models DIR] [--corpus DIR] [--runs N] [--settings FILE] [--json OUT.json] [--tools] [--memory-facts N] [--real-size [--tier cpu|gpu] [--standins DIR]]';
 const TURNS_USAGE = 'npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]';
 const ROOMS_USAGE = 'npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick] [--real-size [--tier cpu|gpu] [--standins DIR]]';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -118,12 +120,13 @@ type Engines = Parameters<typeof instrument>[0];
 /** How a run sees a clip's engines: as loaded, or (--real-size) hearing the clip's manifest words on its clock. */
 type ClipEngines = (engines: Engines, clip: Clip, clock: FastForwardClock) => Engines;
 
-async function runOnce(engines: Engines, clips: Clip[], settings: Settings, account: EngineAccount, echoCosts: number[], tools: Toolbox | null, forClip: ClipEngines): Promise<TurnReport[][]> {
+async function runOnce(engines: Engines, clips: Clip[], settings: Settings, account: EngineAccount, echoCosts: number[], tools: Toolbox | null, forClip: ClipEngines, memoryFacts: number): Promise<TurnReport[][]> {
   const perClip: TurnReport[][] = [];
   for (const clip of clips) {
     const clock = new FastForwardClock();
     const output = new TimelineOutput();
-    const pipeline = new VoicePipeline({ ...instrument(forClip(engines, clip, clock), account), tools }, output, clock, () => settings);
+    const memory = { book: benchMemoryBook(memoryFacts) };
+    const pipeline = new VoicePipeline({ ...instrument(forClip(engines, clip, clock), account), tools }, output, clock, () => settings, { memory });
     pipeline.events.on((e) => {
       if (e.type === 'audio') account.llm.audioMs += e.endMs - e.startMs;
     });
@@ -178,6 +181,7 @@ runCli(async () => {
       gains: { type: 'string' },
       clips: { type: 'string' },
       tools: { type: 'boolean' },
+      'memory-facts': { type: 'string' },
       'real-size': { type: 'boolean' },
       tier: { type: 'string' },
       standins: { type: 'string' },
@@ -211,6 +215,8 @@ Usage: ${USAGE}
   --json OUT.json    also write the numbers as JSON
   --tools            offer the built-in tools as the app does (notes in a temporary folder, an empty clipboard,
                      open only logged): the latency of turns that use none, beside a run without
+  --memory-facts N   every conversation starts with N remembered facts (0-200; the newest that fit
+                     memory.maxTokens go into the system prompt): what memory costs a turn
   --turns            the turn-taking benchmark
   --svg OUT.svg      with --turns: also draw false cut-offs against end latency, per policy family
   --quick            with --turns: three policies (silence 300 and 600 ms, the model at p>=0.5 after 200 ms) instead of the sweep;
@@ -266,6 +272,8 @@ Usage: ${USAGE}
     if (!Number.isInteger(runs) || runs < 1 || runs > 1000) throw new UserError(`--runs must be a whole number from 1 to 1000, got "${values.runs}"`, 'usage');
     const clips = await readCorpus(path.resolve(values.corpus ?? DEFAULT_CORPUS));
     const tools = values.tools ? benchToolbox(settings) : null;
+    const memoryFacts = Number(values['memory-facts'] ?? '0');
+    if (!Number.isInteger(memoryFacts) || memoryFacts < 0 || memoryFacts > MAX_FACTS) throw new UserError(`--memory-facts must be a whole number from 0 to ${MAX_FACTS}, got "${values['memory-facts']}"`, 'usage');
     const promptTokens: PromptTokenCounts = { perAnswer: [], prefilled: 0 };
     const engines = await loadBenchEngines(settings, values.models, realSize, promptTokens, tools?.specs ?? []);
     const forClip: ClipEngines = realSize ? (e, clip, clock) => realSizeClipEngines(e, clip.speech, clock) : (e) => e;
@@ -275,7 +283,7 @@ Usage: ${USAGE}
     const sequential: number[] = [];
     try {
       for (let i = 0; i < runs; i++) {
-        const perClip = await runOnce(engines, clips, settings, account, echoCosts, tools, forClip);
+        const perClip = await runOnce(engines, clips, settings, account, echoCosts, tools, forClip, memoryFacts);
         for (const r of perClip) reports.push(...r);
         process.stderr.write(`run ${i + 1}/${runs}: ${perClip.flat().length} turns\n`);
       }
@@ -319,6 +327,8 @@ Usage: ${USAGE}
     };
     console.log(table(result, clips.length, reports.length));
     if (result.realSize) console.log(`\n${realSizeTable(result.realSize)}`);
+    const inPrompt = reports.find((r) => r.memory)?.memory;
+    if (inPrompt) console.log(`memory: ${memoryFacts} facts kept, ${inPrompt.facts} in the system prompt (${inPrompt.tokens} tokens, memory.maxTokens ${settings.memory.maxTokens}${settings.memory.enabled ? '' : ', memory off'})`);
     if (result.tools) console.log(`tools offered: ${result.tools.offered.join(', ')} (${result.tools.calls} call${result.tools.calls === 1 ? '' : 's'} made)`);
     if (values.json) {
       await writeFile(values.json, `${JSON.stringify({ ...result, busy }, null, 2)}\n`);
