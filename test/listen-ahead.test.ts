@@ -47,6 +47,21 @@ describe('ListenAhead (scheduling)', () => {
     assert.deepEqual(m.fed, ['what is', 'what is the weather'], 'the same words are not fed twice');
   });
 
+  test('warming feeds the conversation as it stands with an empty message; words heard meanwhile replace it', async () => {
+    const m = scriptedModel();
+    const ahead = new ListenAhead({ llm: m.llm, conversation: new Conversation('system with facts'), tools: () => undefined });
+    ahead.warm();
+    assert.deepEqual(m.fed, ['']);
+    ahead.warm();
+    ahead.heard('what is');
+    await m.settle();
+    assert.deepEqual(m.fed, ['', 'what is'], 'the words, not a second warm-up');
+    await m.settle();
+    ahead.warm();
+    await m.settle();
+    assert.deepEqual(m.fed, ['', 'what is', ''], 'warmed again after a change');
+  });
+
   test('the conversation so far comes first, the words last', async () => {
     const m = scriptedModel();
     const conversation = new Conversation('system');

@@ -256,6 +256,8 @@ export async function talkMain(argv: string[], io: TalkIo = { out: process.stdou
   const tools = appTools.toolbox(() => clock.now());
   const pipeline = new VoicePipeline({ ...engines, tools }, output, clock, () => settings, { timers, epochBase, memory: memory.options, ...(onCleaned ? { onCleaned } : {}) });
   running = pipeline;
+  // The remembered facts in the system prompt are evaluated before the input plays, as the models were loaded.
+  await pipeline.ready();
   if (memory.where) log(`memory: ${pipeline.memory.facts().length} fact${pipeline.memory.facts().length === 1 ? '' : 's'} (${memory.where})`);
   pipeline.events.on((e) => {
     if (e.type === 'turn') void history?.record(e.report, settings, engines.models);

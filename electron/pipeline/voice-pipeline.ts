@@ -98,6 +98,14 @@ export class VoicePipeline {
   /** The facts the user asked to be kept (the window lists, deletes and clears them here). */
   readonly memory: PipelineMemory;
 
+  /**
+   * Resolves once the model has evaluated the system prompt with the remembered facts (it loaded
+   * without them): a run that starts talking at once (talk, bench) waits for it as for the models.
+   */
+  ready(): Promise<void> {
+    return this.responding.warmed;
+  }
+
   /** What the memory tools (remember, forget, search_history) do in this pipeline. */
   get memoryTools(): MemoryToolHost {
     return this.responding.memoryTools;

@@ -86,6 +86,11 @@ export class Answers {
   }
 
   /** Engine work is in flight. */
+  /** The system prompt changed: the model evaluates it now, ahead of the next turn (ListenAhead.warm). */
+  warmPrompt(): Promise<void> {
+    return this.ahead.warm();
+  }
+
   get busy(): boolean {
     return this.pending.some((p) => p.reply.busy) || !!this.draft?.busy || this.ahead.busy;
   }

@@ -23,6 +23,8 @@ export class ListenAhead {
   private waiting: string | null = null;
   /** The words last fed, to skip a repeat. */
   private fed = '';
+  /** The feeding in progress (resolved when none is). */
+  private pumping: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: ListenAheadDeps) {}
 
@@ -40,7 +42,19 @@ export class ListenAhead {
   heard(words: string): void {
     if (!this.available || !words.trim()) return;
     this.waiting = words;
-    if (!this.running) void this.pump();
+    if (!this.running) this.pumping = this.pump();
+  }
+
+  /**
+   * The system prompt changed (the remembered facts in it): evaluated now, while nobody talks, with an
+   * empty user message, so the next turn does not pay for it (the model evaluated the prompt without
+   * them when it loaded). Words heard meanwhile replace it.
+   */
+  warm(): Promise<void> {
+    if (!this.available) return Promise.resolve();
+    this.waiting ??= '';
+    if (!this.running) this.pumping = this.pump();
+    return this.pumping;
   }
 
   /** The turn ended or was dropped: words still waiting are not fed. */
@@ -55,11 +69,12 @@ export class ListenAhead {
       while (this.waiting !== null) {
         const words = this.waiting;
         this.waiting = null;
-        if (words === this.fed) continue;
+        if (words && words === this.fed) continue;
         this.fed = words;
         const { llm, conversation } = this.deps;
         conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t));
-        const messages = [...conversation.messages(), conversation.userMessage(words)];
+        // Warming (no words yet): the conversation as it stands, the user's message empty.
+        const messages = [...conversation.messages(), words ? conversation.userMessage(words) : { role: 'user' as const, text: '' }];
         // A failed prefill costs nothing but its time: the answer evaluates what it needs itself.
         await llm.prefill!(messages, this.deps.tools()).catch(() => {});
       }

@@ -86,6 +86,8 @@ export class Responding {
   private nowSetForTurn = false;
   /** The system prompt with the remembered facts. */
   private readonly prompt: SystemPrompt;
+  /** The system prompt with the remembered facts evaluated (a model that runs here; at once for a server). */
+  warmed: Promise<void> = Promise.resolve();
   /** The memory's tools at work in this pipeline (tools/memory-tools.ts). */
   readonly memoryTools: MemoryToolHost;
 
@@ -133,6 +135,8 @@ export class Responding {
       say: (text) => this.notices.say(text, clock.now()),
       confirmations: this.confirmations,
     });
+    // The model evaluated the prompt without the remembered facts when it loaded: with them, now, before anyone talks.
+    if (this.prompt.inPrompt.facts > 0) this.warmed = this.answers.warmPrompt();
     this.wake = new WakeGate(ctx, (turn) => {
       if (!this.nowSetForTurn) this.refreshNow();
       // The next turn tells the present anew.
@@ -143,7 +147,9 @@ export class Responding {
 
   /** The system prompt built again: its text or the facts in it changed (settings, the Memory panel). */
   refreshSystemPrompt(): void {
+    const before = this.conversation.systemPrompt;
     this.conversation.setSystemPrompt(this.prompt.build());
+    if (this.conversation.systemPrompt !== before) this.warmed = this.answers.warmPrompt();
   }
 
   /** Epoch ms at pipeline time `ms`. */
