@@ -21,6 +21,7 @@ import type { Reply } from './reply';
 import { turnReport } from './turn-record';
 import { WakeGate } from './wake-gate';
 import { SystemPrompt } from './system-prompt';
+import { PresentLine } from './present-line';
 import type { PipelineMemory } from '../skills/memory';
 import { searchHistory } from '../../memory/history-search';
 import { memoryToolHost } from '../skills/memory-commands';
@@ -82,8 +83,8 @@ export class Responding {
   /** The question about a tool that changes something, open until the next turn or silence. */
   private readonly confirmations = new ToolConfirmations();
   private readonly tools: Toolbox | null;
-  /** The line about the present was set when the turn in progress began (see turnBegins). */
-  private nowSetForTurn = false;
+  /** The line about the present the model is given with the user's words. */
+  private readonly present: PresentLine;
   /** The system prompt with the remembered facts. */
   private readonly prompt: SystemPrompt;
   /** The system prompt with the remembered facts evaluated (a model that runs here; at once for a server). */
@@ -137,10 +138,9 @@ export class Responding {
     });
     // The model evaluated the prompt without the remembered facts when it loaded: with them, now, before anyone talks.
     if (this.prompt.inPrompt.facts > 0) this.warmed = this.answers.warmPrompt();
+    this.present = new PresentLine(this.conversation, () => this.epochAt(clock.now()));
     this.wake = new WakeGate(ctx, (turn) => {
-      if (!this.nowSetForTurn) this.refreshNow();
-      // The next turn tells the present anew.
-      this.nowSetForTurn = false;
+      this.present.answering();
       this.answers.start(turn);
     });
   }
@@ -172,23 +172,9 @@ export class Responding {
     this.timers.stopRinging();
   }
 
-  /**
-   * The present is told as of when the user began: the words fed ahead, a prepared answer and the
-   * reply then share one prompt, and a minute that turns while they speak does not make the model
-   * evaluate the whole request again.
-   */
+  /** A turn began: the present as of now, unless it may continue an answer not yet heard (PresentLine). */
   private turnBegins(): void {
-    // Speech over an answer not yet heard may continue its turn, whose prompt began with the line as it was.
-    if (!this.answers.any && !this.answers.continuing) this.refreshNow();
-    this.nowSetForTurn = true;
-  }
-
-  /** The line about the present the language model is given with its system prompt. */
-  private refreshNow(): void {
-    const d = new Date(this.epochAt(this.ctx.clock.now()));
-    const date = d.toLocaleDateString('en-US', { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
-    const time = d.toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' });
-    this.conversation.setNow(`It is now ${date}, ${time} (the user's local time).`);
+    this.present.turnBegins(!this.answers.any && !this.answers.continuing);
   }
 
   /** Engine work is in flight. */
@@ -255,7 +241,7 @@ export class Responding {
       case 'words':
         this.heardWords(e.text, e.atMs);
         if (this.ctx.settings().prepareAnswers && !this.bargeIn.holding) {
-          if (!this.nowSetForTurn) this.turnBegins();
+          if (!this.present.set) this.turnBegins();
           void this.wake
             .requestWords(() => Promise.resolve(e.text))()
             .then((words) => this.answers.heard(words));
@@ -275,7 +261,7 @@ export class Responding {
         // Only when nothing else is being answered, so a draft never races another reply on the LLM.
         if (!e.tentative || !this.ctx.settings().prepareAnswers || this.answers.any || this.bargeIn.holding) break;
         this.answers.dropDraft(false);
-        if (!this.nowSetForTurn) this.turnBegins();
+        if (!this.present.set) this.turnBegins();
         this.answers.prepare(this.wake.requestWords(e.tentative));
         break;
       case 'resume':
