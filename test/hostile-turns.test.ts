@@ -74,7 +74,8 @@ interface Run {
 async function talk(mode: HostileMode, maxTokens = 32): Promise<Run> {
   const dir = tempDir(`lva-hostile-${mode}-`);
   const settings = path.join(dir, 'settings.json');
-  await writeFile(settings, JSON.stringify({ turnBudgetMs: TURN_BUDGET_MS, llm: { maxTokens, provider: 'openai-compatible', server: { baseUrl: server.url(mode), model: 'm', apiKey: KEY, stallMs: STALL_MS } } }));
+  // No tool offered (memory off takes remember, forget and search_history away): 'tool-calls' is a server calling one all the same.
+  await writeFile(settings, JSON.stringify({ turnBudgetMs: TURN_BUDGET_MS, memory: { enabled: false }, llm: { maxTokens, provider: 'openai-compatible', server: { baseUrl: server.url(mode), model: 'm', apiKey: KEY, stallMs: STALL_MS } } }));
   const history = path.join(dir, 'history');
   await mkdir(history);
   const args = ['--input', path.join(SPEECH_DIR, 'weather.wav'), '--models', models, '--settings', settings, '--tail', '1', '--fast', '--report', path.join(dir, 'report.json'), '--log', history];

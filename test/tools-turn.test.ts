@@ -78,7 +78,8 @@ describe('a spoken turn that calls a tool (server model, real speech engines)', 
     assert.deepEqual(turns[0]!.tools?.map((u) => [u.name, u.ok]), [['read_clipboard', true]]);
     const from = server.requests.length;
     answer = script('read_clipboard', {});
-    const off = await talk(['--clipboard', 'secret'], { tools: { builtIn: { clipboard: false } } });
+    // Memory off too: its tools (remember, forget, search_history) are offered whenever it is on.
+    const off = await talk(['--clipboard', 'secret'], { tools: { builtIn: { clipboard: false } }, memory: { enabled: false } });
     assert.ok(server.requests.slice(from).every((b) => b.tools === undefined), 'nothing offered when no tool is on');
     // The model asked anyway: with no tools offered, that is the answer's one error.
     assert.match(off.turns[0]!.llm?.error ?? '', /asked to call a tool/);
