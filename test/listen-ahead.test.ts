@@ -74,6 +74,31 @@ describe('ListenAhead (scheduling)', () => {
     assert.deepEqual(messages.map((x) => [x.role, x.text]), [['system', 'system'], ['user', 'hello'], ['assistant', 'hi there'], ['user', 'and now']]);
   });
 
+  test('tidy: a conversation past half the context is trimmed when its answer is settled and evaluated at once; one under it is left alone', async () => {
+    const m = scriptedModel();
+    const llm: LanguageModel = { ...m.llm, info: { contextSize: 512 } as LanguageModel['info'] };
+    const conversation = new Conversation('system');
+    const ahead = new ListenAhead({ llm, conversation, tools: () => undefined });
+    const answer = Array.from({ length: 60 }, () => 'word').join(' ');
+    for (let turn = 0; turn < 3; turn++) {
+      conversation.append(turn, `question ${turn}`);
+      conversation.settle(turn, { type: 'whole', text: answer });
+      ahead.tidy();
+    }
+    assert.deepEqual(m.fed, [], '3 exchanges of about 70 tokens: under half of 512, nothing to do');
+    assert.equal(conversation.messages().length, 7);
+    conversation.append(3, 'question 3');
+    conversation.settle(3, { type: 'whole', text: answer });
+    ahead.tidy();
+    // Past 256 tokens: cut to a quarter (the latest exchange kept), and the rest fed with an empty message for the next turn.
+    assert.deepEqual(m.fed, ['']);
+    assert.deepEqual(conversation.messages().map((x) => x.text.split(' ')[0]), ['system', 'question', 'word']);
+    assert.match(conversation.messages()[1]!.text, /question 3$/);
+    await m.settle();
+    ahead.tidy();
+    assert.deepEqual(m.fed, [''], 'nothing more to trim: not fed again');
+  });
+
   test('after stop, the words waiting are not fed', async () => {
     const m = scriptedModel();
     const ahead = new ListenAhead({ llm: m.llm, conversation: new Conversation('system'), tools: () => undefined });

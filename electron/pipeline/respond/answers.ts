@@ -174,6 +174,8 @@ export class Answers {
     this.llmChain = reply.done.then(() => {
       pending.settled = true;
       this.updateHistory(reply);
+      // Not over a draft for the next turn: a prefill queued behind it would evaluate over its answer.
+      if (!this.draft) this.ahead.tidy();
     });
     this.pending.push(pending);
     this.announceStart(reply);

@@ -122,22 +122,24 @@ export class Conversation {
    * Keeps a long conversation from growing without end: once the history passes half the context,
    * the oldest exchanges are dropped until it fits in a quarter (the system prompt stays). Cutting
    * well below the trigger means the model re-evaluates the history from scratch only now and then,
-   * not on every turn.
+   * not on every turn. `keep`: the latest exchanges never dropped (trimmed as an answer settles, the
+   * exchange just had is what the next turn follows on). Returns whether it dropped any.
    */
-  trim(contextSize: number, countTokens: (text: string) => number): void {
+  trim(contextSize: number, countTokens: (text: string) => number, keep = 0): boolean {
     const size = (text: string) => countTokens(text) + FRAMING_TOKENS;
     const rounds = (e: Exchange) => (e.tools ?? []).reduce((n, r) => n + r.calls.reduce((m, c) => m + size(c.name + c.arguments), 0) + r.results.reduce((m, x) => m + size(x.content), 0), 0);
     const sizes = this.exchanges.map((e) => size(withNow(e.now, e.user)) + (e.answer === null ? 0 : size(e.answer)) + rounds(e));
     let total = size(this.prompt) + sizes.reduce((a, b) => a + b, 0);
-    if (total <= contextSize / 2) return;
+    if (total <= contextSize / 2) return false;
     let cut = 0;
-    while (cut < this.exchanges.length && total > contextSize / 4) total -= sizes[cut++]!;
-    if (cut === 0) return;
+    while (cut < this.exchanges.length - keep && total > contextSize / 4) total -= sizes[cut++]!;
+    if (cut === 0) return false;
     // The first exchange kept carries the latest line given so far, or the model would lose the date.
     const given = this.exchanges.slice(0, cut).reverse().find((e) => e.now)?.now ?? '';
     this.exchanges = this.exchanges.slice(cut);
     if (this.exchanges[0] && !this.exchanges[0].now && given && !this.exchanges.some((e) => e.now)) this.exchanges[0].now = given;
     this.edits++;
+    return true;
   }
 
   /**

@@ -57,6 +57,18 @@ export class ListenAhead {
     return this.pumping;
   }
 
+  /**
+   * An answer went into the conversation: if that takes it past the point where the oldest exchanges
+   * are dropped, they are dropped now (that answer's exchange kept) and the rest evaluated again
+   * while the answer plays. Left to the next turn, that evaluation (everything after the system
+   * prompt) would fall between the user's words and the answer: seconds on a CPU.
+   */
+  tidy(): void {
+    if (!this.available) return;
+    const { llm, conversation } = this.deps;
+    if (conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t), 1)) void this.warm();
+  }
+
   /** The turn ended or was dropped: words still waiting are not fed. */
   stop(): void {
     this.waiting = null;
