@@ -155,4 +155,17 @@ describe('Conversation', () => {
     d.trim(200, (t) => t.split(' ').length);
     assert.match(d.messages()[1]!.text, /^\[It is now Tuesday, December 1, 2026, 3:42 PM\.\]\nquestion number \d+$/);
   });
+
+  it('words fed while a turn being answered may still be dropped carry the line as the prompt after the drop will', () => {
+    const c = new Conversation('Be brief.');
+    const at342 = 'It is now Tuesday, December 1, 2026, 3:42 PM.';
+    c.setNow(at342);
+    c.append(1, 'I want to tell you');
+    // The user went on: the turn continuing it is fed over the settled history only (ListenAhead).
+    const fed = [...c.messages(true), c.userMessage('I want to tell you about my day')];
+    c.settle(1, { type: 'dropped' });
+    c.append(2, 'I want to tell you about my day');
+    assert.deepEqual(fed, c.messages(), 'the fed prompt is the answer\'s prompt');
+    assert.equal(c.messages()[1]!.text, `[${at342}]\nI want to tell you about my day`);
+  });
 });

@@ -99,6 +99,19 @@ describe('ListenAhead (scheduling)', () => {
     assert.deepEqual(m.fed, [''], 'nothing more to trim: not fed again');
   });
 
+  test('an exchange not settled (a turn being dropped as the user goes on) is left out: the words follow the settled history', async () => {
+    const m = scriptedModel();
+    const conversation = new Conversation('system');
+    conversation.append(0, 'hello');
+    conversation.settle(0, { type: 'whole', text: 'hi there' });
+    conversation.append(1, 'I want to tell you');
+    let messages: readonly ChatMessage[] = [];
+    const llm: LanguageModel = { ...m.llm, prefill: async (ms) => void (messages = ms) };
+    new ListenAhead({ llm, conversation, tools: () => undefined }).heard('I want to tell you about my day');
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(messages.map((x) => [x.role, x.text]), [['system', 'system'], ['user', 'hello'], ['assistant', 'hi there'], ['user', 'I want to tell you about my day']]);
+  });
+
   test('after stop, the words waiting are not fed', async () => {
     const m = scriptedModel();
     const ahead = new ListenAhead({ llm: m.llm, conversation: new Conversation('system'), tools: () => undefined });

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { checkModel } from '../electron/model-check/check';
 import { LlamaEngine } from '../electron/engines/llm';
+import type { ChatMessage, LanguageModel } from '../electron/engines/llm-types';
 import { SCRIPTED_ANSWERS, scriptedAnswer, scriptedTextModel, wordsHeard } from '../electron/bench/scripted-words';
 import { DEFAULT_CATALOG } from '../native-models/catalog';
 import { modelDir, resolveModel } from '../native-models/resolver';
@@ -109,6 +110,30 @@ describe('scripted words (bench only)', () => {
     assert.equal(wordsHeard(segments, 0, 5000), 'set a timer for ten minutes');
     assert.equal(wordsHeard(segments, 1600, 5000), 'ten minutes');
   });
+  test('later prompts show the model its own words for an answer, whole or cut where the user stopped it (a recording stub inner model)', async () => {
+    const seen: ChatMessage[][] = [];
+    const inner: LanguageModel = {
+      info: { contextSize: 4096 } as LanguageModel['info'],
+      countTokens: (t) => t.split(' ').filter(Boolean).length,
+      generate: async (messages, o) => {
+        seen.push([...messages]);
+        for (let i = 0; i < 6; i++) o.onText(i === 0 ? 'zq' : ' zq');
+        return { text: 'zq zq zq zq zq zq', stopReason: 'maxTokens' };
+      },
+      prefill: async (messages) => void seen.push([...messages]),
+      dispose: async () => {},
+    };
+    const model = scriptedTextModel(inner, 6);
+    let said = '';
+    await model.generate([{ role: 'user', text: 'hi' }], { maxTokens: 6, temperature: 0, onText: (d) => (said += d) });
+    assert.equal(said, scriptedAnswer(SCRIPTED_ANSWERS[0]!, 6, inner.countTokens));
+    const heard = said.split(' ').slice(0, 3).join(' ');
+    await model.prefill!([{ role: 'user', text: 'hi' }, { role: 'assistant', text: said }, { role: 'user', text: 'and' }]);
+    await model.prefill!([{ role: 'user', text: 'hi' }, { role: 'assistant', text: `${heard}…` }, { role: 'user', text: 'and' }]);
+    assert.equal(seen[1]![1]!.text, 'zq zq zq zq zq zq');
+    assert.match(seen[2]![1]!.text, /^zq zq zq[^…]*…$/, 'the cut answer: a share of its own words, marked as cut');
+  });
+
   test('a scripted answer is the longest run of whole words within the count', () => {
     const count = (t: string) => t.split(' ').filter(Boolean).length;
     assert.equal(scriptedAnswer('one two three four', 2, count), 'one two');

@@ -104,8 +104,10 @@ export function scriptedTextModel(inner: LanguageModel, tokens: number): Languag
       if (m.role !== 'assistant') return m;
       const whole = written.get(m.text);
       if (whole !== undefined) return { ...m, text: whole };
-      // An answer cut where the user stopped it: the same share of what the model wrote.
-      for (const [said, real] of written) if (m.text && said.startsWith(m.text)) return { ...m, text: real.slice(0, Math.round((real.length * m.text.length) / said.length)) };
+      // An answer cut where the user stopped it (history marks it "…"): the same share of what the model wrote, marked so.
+      const cut = m.text.endsWith('…') ? m.text.slice(0, -1) : m.text;
+      const mark = cut === m.text ? '' : '…';
+      for (const [said, real] of written) if (cut && said.startsWith(cut)) return { ...m, text: real.slice(0, Math.round((real.length * cut.length) / said.length)) + mark };
       return m;
     });
   return {

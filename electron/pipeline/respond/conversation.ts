@@ -69,9 +69,14 @@ export class Conversation {
     this.edits++;
   }
 
-  /** The line about the present, if the next user message must carry it (it changed since it was last given). */
+  /**
+   * The line about the present, if the next user message must carry it (it changed since it was last
+   * given). Given means in a settled exchange: one still being answered may yet be dropped (the user
+   * went on), and the words fed ahead for the turn that continues it must carry the line as its
+   * answer's prompt will, once that exchange is gone.
+   */
   private nowToGive(): string {
-    const given = [...this.exchanges].reverse().find((e) => e.now)?.now ?? '';
+    const given = [...this.exchanges].reverse().find((e) => e.now && e.answer !== null)?.now ?? '';
     return this.nowLine !== given ? this.nowLine : '';
   }
 
@@ -108,10 +113,14 @@ export class Conversation {
     this.edits++;
   }
 
-  /** The system prompt, then each exchange; one not settled yet gives only the user's words. */
-  messages(): ChatMessage[] {
+  /**
+   * The system prompt, then each exchange; one not settled yet gives only the user's words, or
+   * nothing with `settledOnly` (a turn being answered or dropped: its words are not yet history).
+   */
+  messages(settledOnly = false): ChatMessage[] {
     const out: ChatMessage[] = [{ role: 'system', text: this.prompt }];
     for (const e of this.exchanges) {
+      if (settledOnly && e.answer === null) continue;
       out.push({ role: 'user', text: withNow(e.now, e.user) });
       if (e.answer !== null) out.push({ role: 'assistant', text: e.answer, ...(e.tools ? { tools: e.tools } : {}) });
     }

@@ -85,8 +85,10 @@ export class ListenAhead {
         this.fed = words;
         const { llm, conversation } = this.deps;
         conversation.trim(llm.info.contextSize, (t) => llm.countTokens(t));
-        // Warming (no words yet): the conversation as it stands, the user's message empty.
-        const messages = [...conversation.messages(), words ? conversation.userMessage(words) : { role: 'user' as const, text: '' }];
+        // Warming (no words yet): the conversation as it stands, the user's message empty. Only settled
+        // exchanges: the one of a turn this speech continues is still there until its answer, dropped,
+        // settles, and fed with it the words would follow a message the answer will not have.
+        const messages = [...conversation.messages(true), words ? conversation.userMessage(words) : { role: 'user' as const, text: '' }];
         // A failed prefill costs nothing but its time: the answer evaluates what it needs itself.
         await llm.prefill!(messages, this.deps.tools()).catch(() => {});
       }
