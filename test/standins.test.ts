@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { checkModel } from '../electron/model-check/check';
 import { LlamaEngine } from '../electron/engines/llm';
 import type { ChatMessage, LanguageModel } from '../electron/engines/llm-types';
+import { CUT_MARK } from '../electron/pipeline/respond/conversation';
 import { SCRIPTED_ANSWERS, scriptedAnswer, scriptedTextModel, wordsHeard } from '../electron/bench/scripted-words';
 import { DEFAULT_CATALOG } from '../native-models/catalog';
 import { modelDir, resolveModel } from '../native-models/resolver';
@@ -96,6 +97,33 @@ describe('the language model stand-in', () => {
     const generated = engine.tokenUsage().output - before;
     assert.ok(generated >= 20 && generated <= 25, `generated ${generated} tokens`);
   });
+
+  test('later prompts show the model its own words for an answer, whole or cut where the user stopped it', async () => {
+    // The stand-in itself, watched: what it wrote, and what each prefill hands it.
+    let wrote = '';
+    const fed: (readonly ChatMessage[])[] = [];
+    const watched: LanguageModel = {
+      info: engine.info,
+      countTokens: (t) => engine.countTokens(t),
+      generate: async (messages, o) => {
+        const r = await engine.generate(messages, o);
+        wrote = r.text;
+        return r;
+      },
+      prefill: (messages, tools) => (fed.push(messages), engine.prefill(messages, tools)),
+      dispose: async () => {},
+    };
+    const model = scriptedTextModel(watched, 12);
+    let said = '';
+    await model.generate([{ role: 'user', text: 'hi' }], { maxTokens: 200, temperature: 0, onText: (d) => (said += d) });
+    assert.ok(wrote.length > 0 && said !== wrote, 'the scripted words stand in for what the model wrote');
+    const heard = said.split(' ').slice(0, 3).join(' ');
+    await model.prefill!([{ role: 'user', text: 'hi' }, { role: 'assistant', text: said }, { role: 'user', text: 'and' }]);
+    await model.prefill!([{ role: 'user', text: 'hi' }, { role: 'assistant', text: `${heard}${CUT_MARK}` }, { role: 'user', text: 'and' }]);
+    assert.equal(fed[0]![1]!.text, wrote);
+    const cut = fed[1]![1]!.text;
+    assert.ok(cut.endsWith(CUT_MARK) && wrote.startsWith(cut.slice(0, -CUT_MARK.length)) && cut.length < wrote.length, `the cut answer is a share of its own words, marked as cut: ${JSON.stringify(cut)}`);
+  });
 });
 
 describe('scripted words (bench only)', () => {
@@ -110,30 +138,6 @@ describe('scripted words (bench only)', () => {
     assert.equal(wordsHeard(segments, 0, 5000), 'set a timer for ten minutes');
     assert.equal(wordsHeard(segments, 1600, 5000), 'ten minutes');
   });
-  test('later prompts show the model its own words for an answer, whole or cut where the user stopped it (a recording stub inner model)', async () => {
-    const seen: ChatMessage[][] = [];
-    const inner: LanguageModel = {
-      info: { contextSize: 4096 } as LanguageModel['info'],
-      countTokens: (t) => t.split(' ').filter(Boolean).length,
-      generate: async (messages, o) => {
-        seen.push([...messages]);
-        for (let i = 0; i < 6; i++) o.onText(i === 0 ? 'zq' : ' zq');
-        return { text: 'zq zq zq zq zq zq', stopReason: 'maxTokens' };
-      },
-      prefill: async (messages) => void seen.push([...messages]),
-      dispose: async () => {},
-    };
-    const model = scriptedTextModel(inner, 6);
-    let said = '';
-    await model.generate([{ role: 'user', text: 'hi' }], { maxTokens: 6, temperature: 0, onText: (d) => (said += d) });
-    assert.equal(said, scriptedAnswer(SCRIPTED_ANSWERS[0]!, 6, inner.countTokens));
-    const heard = said.split(' ').slice(0, 3).join(' ');
-    await model.prefill!([{ role: 'user', text: 'hi' }, { role: 'assistant', text: said }, { role: 'user', text: 'and' }]);
-    await model.prefill!([{ role: 'user', text: 'hi' }, { role: 'assistant', text: `${heard}…` }, { role: 'user', text: 'and' }]);
-    assert.equal(seen[1]![1]!.text, 'zq zq zq zq zq zq');
-    assert.match(seen[2]![1]!.text, /^zq zq zq[^…]*…$/, 'the cut answer: a share of its own words, marked as cut');
-  });
-
   test('a scripted answer is the longest run of whole words within the count', () => {
     const count = (t: string) => t.split(' ').filter(Boolean).length;
     assert.equal(scriptedAnswer('one two three four', 2, count), 'one two');

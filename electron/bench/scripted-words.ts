@@ -12,6 +12,7 @@
 import type { ChatMessage, LanguageModel } from '../engines/llm-types';
 import type { PeekOptions, SpeechRecognizer, SttSession } from '../engines/stt';
 import type { Clock } from '../pipeline/clock';
+import { CUT_MARK } from '../pipeline/respond/conversation';
 
 /** One spoken segment of a clip, in ms on the clip's (the pipeline's) clock. */
 export interface SpokenSegment {
@@ -104,9 +105,9 @@ export function scriptedTextModel(inner: LanguageModel, tokens: number): Languag
       if (m.role !== 'assistant') return m;
       const whole = written.get(m.text);
       if (whole !== undefined) return { ...m, text: whole };
-      // An answer cut where the user stopped it (history marks it "…"): the same share of what the model wrote, marked so.
-      const cut = m.text.endsWith('…') ? m.text.slice(0, -1) : m.text;
-      const mark = cut === m.text ? '' : '…';
+      // An answer cut where the user stopped it (history marks it CUT_MARK): the same share of what the model wrote, marked so.
+      const cut = m.text.endsWith(CUT_MARK) ? m.text.slice(0, -CUT_MARK.length) : m.text;
+      const mark = cut === m.text ? '' : CUT_MARK;
       for (const [said, real] of written) if (cut && said.startsWith(cut)) return { ...m, text: real.slice(0, Math.round((real.length * cut.length) / said.length)) + mark };
       return m;
     });

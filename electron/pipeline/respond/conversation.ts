@@ -23,6 +23,12 @@ interface Exchange {
 }
 
 /** The user's words with the line about the present before them, when there is one. */
+/** Ends an answer the user cut off, in history: the model knows it was interrupted. */
+export const CUT_MARK = '…';
+
+/** An exchange whose answer is in (whole, heard in part, or none); not one still being answered, which may yet be dropped. */
+const settled = (e: Exchange) => e.answer !== null;
+
 function withNow(now: string, text: string): string {
   return now ? `[${now}]\n${text}` : text;
 }
@@ -76,7 +82,7 @@ export class Conversation {
    * answer's prompt will, once that exchange is gone.
    */
   private nowToGive(): string {
-    const given = [...this.exchanges].reverse().find((e) => e.now && e.answer !== null)?.now ?? '';
+    const given = [...this.exchanges].reverse().find((e) => e.now && settled(e))?.now ?? '';
     return this.nowLine !== given ? this.nowLine : '';
   }
 
@@ -107,7 +113,7 @@ export class Conversation {
     if (s.type === 'dropped') this.exchanges.splice(i, 1);
     else {
       const e = this.exchanges[i]!;
-      e.answer = s.type === 'whole' ? s.text : `${s.heard}…`;
+      e.answer = s.type === 'whole' ? s.text : `${s.heard}${CUT_MARK}`;
       if (s.tools?.length) e.tools = s.tools;
     }
     this.edits++;
@@ -120,7 +126,7 @@ export class Conversation {
   messages(settledOnly = false): ChatMessage[] {
     const out: ChatMessage[] = [{ role: 'system', text: this.prompt }];
     for (const e of this.exchanges) {
-      if (settledOnly && e.answer === null) continue;
+      if (settledOnly && !settled(e)) continue;
       out.push({ role: 'user', text: withNow(e.now, e.user) });
       if (e.answer !== null) out.push({ role: 'assistant', text: e.answer, ...(e.tools ? { tools: e.tools } : {}) });
     }
