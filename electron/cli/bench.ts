@@ -3,6 +3,7 @@
  * `npm run bench -- --turns [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--svg OUT.svg] [--quick]`
  * `npm run bench -- --acks [--split held-out|tuning|all]` (electron/cli/bench-acks.ts)
  * `npm run bench -- --history-search [--json OUT.json]` (electron/cli/bench-history.ts)
+ * `npm run bench -- --calibrate [--standins DIR] [--small] [--all] [--json OUT.json] [ID...]` (electron/cli/bench-calibrate.ts)
  * `npm run bench -- --rooms DIR [--corpus DIR] [--models DIR] [--settings FILE] [--json OUT.json] [--gains G,...] [--clips NAME,...] [--quick]`
  *
  * Runs the app's pipeline (same code, real engines, fast clock) over every clip of a speech corpus
@@ -42,6 +43,7 @@ import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../settings/sche
 import { parseCli, runCli } from './args';
 import { ACKS_USAGE, benchAcks } from './bench-acks';
 import { benchHistory, HISTORY_SEARCH_USAGE } from './bench-history';
+import { benchCalibrate, CALIBRATE_USAGE } from './bench-calibrate';
 import { benchTurns } from './bench-turns';
 import { busyLine, parseBusy, startBusyWork } from '../bench/busy-work';
 import { builtInToolbox } from '../tools/built-in';
@@ -170,6 +172,7 @@ function table(r: BenchResult, clips: number, turns: number): string {
 runCli(async () => {
   // Loads no models and takes options of its own.
   if (process.argv.includes('--history-search')) return benchHistory(process.argv.slice(2));
+  if (process.argv.includes('--calibrate')) return benchCalibrate(process.argv.slice(2));
   const { values } = parseCli(
     process.argv.slice(2),
     {
@@ -205,12 +208,14 @@ room's impulse response, at echo gains 0.5 and 1: self-interruptions, false turn
 With --acks, the acknowledgement benchmark: new espeak-ng voices saying acknowledgements or real
 interruptions over a long answer (generated once, docs/listening.md): how many let it go on, how
 many stop it within 350 ms.
+With --calibrate, each real-size stand-in alone beside the speed published for the real model.
 
 Usage: ${USAGE}
        ${TURNS_USAGE}
        ${ROOMS_USAGE}
        ${ACKS_USAGE}
        ${HISTORY_SEARCH_USAGE}
+       ${CALIBRATE_USAGE}
 
   --models DIR       where to find models (default: the user's models folder, then the bundled ones)
   --corpus DIR       a folder of WAV clips with manifest.json (default: ../shared/speech; with --turns ../shared/speech/turns)

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import sherpa, { type OfflineModelConfig, type OfflineRecognizer, type OnlineModelConfig } from 'sherpa-onnx-node';
+import sherpa, { type OfflineModelConfig, type OfflineRecognizer, type OnlineModelConfig, type OnlineRecognizerConfig } from 'sherpa-onnx-node';
 import type { ResolvedModel } from '../../native-models/types';
 import { UserError } from '../errors';
 import type { FromWorker, ToWorker, WorkerConfig } from './stt-worker';
@@ -98,6 +98,27 @@ function loaded(worker: Worker): Promise<void> {
   });
 }
 
+/** The sherpa OnlineRecognizer configuration the app runs a streaming model with (also `bench --calibrate`'s). */
+export function onlineRecognizerConfig(resolved: ResolvedModel, numThreads = 1): OnlineRecognizerConfig {
+  const spec = resolved.entry.engine;
+  if (spec.engine !== 'sherpa-online') throw new Error(`${resolved.entry.id} is not a streaming recognizer`);
+  const modelConfig: OnlineModelConfig = { tokens: file(resolved, spec.tokens, 'tokens'), numThreads, debug: false };
+  if (spec.family === 'zipformer2-ctc') modelConfig.zipformer2Ctc = { model: file(resolved, spec.model, 'model') };
+  else
+    modelConfig.transducer = {
+      encoder: file(resolved, spec.encoder, 'encoder'),
+      decoder: file(resolved, spec.decoder, 'decoder'),
+      joiner: file(resolved, spec.joiner, 'joiner'),
+    };
+  return {
+    featConfig: { sampleRate: STT_SAMPLE_RATE, featureDim: 80 },
+    modelConfig,
+    decodingMethod: 'greedy_search',
+    // Turn ends are decided by our own endpointer, not sherpa's.
+    enableEndpoint: false,
+  };
+}
+
 /**
  * Streaming recognizer (sherpa OnlineRecognizer). Decoding is incremental and cheap per chunk, so
  * partials come straight from the decoder as audio arrives. The recognizer lives in its own thread
@@ -149,26 +170,11 @@ export class StreamingRecognizer implements SpeechRecognizer {
   }
 
   static async load(resolved: ResolvedModel, numThreads = 1): Promise<StreamingRecognizer> {
-    const spec = resolved.entry.engine;
-    if (spec.engine !== 'sherpa-online') throw new Error(`${resolved.entry.id} is not a streaming recognizer`);
-    const modelConfig: OnlineModelConfig = { tokens: file(resolved, spec.tokens, 'tokens'), numThreads, debug: false };
-    if (spec.family === 'zipformer2-ctc') modelConfig.zipformer2Ctc = { model: file(resolved, spec.model, 'model') };
-    else
-      modelConfig.transducer = {
-        encoder: file(resolved, spec.encoder, 'encoder'),
-        decoder: file(resolved, spec.decoder, 'decoder'),
-        joiner: file(resolved, spec.joiner, 'joiner'),
-      };
+    const recognizer = onlineRecognizerConfig(resolved, numThreads);
     const t0 = performance.now();
     const closing = new SharedArrayBuffer(4);
     const worker = startWorker({
-      recognizer: {
-        featConfig: { sampleRate: STT_SAMPLE_RATE, featureDim: 80 },
-        modelConfig,
-        decodingMethod: 'greedy_search',
-        // Turn ends are decided by our own endpointer, not sherpa's.
-        enableEndpoint: false,
-      },
+      recognizer,
       sampleRate: STT_SAMPLE_RATE,
       // A peek's silence is measured a window or so apart from the audio the thread has been fed.
       trailSamples: Math.round((STT_SAMPLE_RATE * (PAUSE_PEEK_QUIET_MS / 2 + PEEK_TRAIL_SLACK_MS)) / 1000),
