@@ -36,9 +36,10 @@ const FLOOR_WORDS = new Set(['wait', 'stop', 'hold', 'hang', 'no', 'not', 'nope'
 const STOP_WORDS = new Set(['wait', 'stop', 'hold', 'hang', 'no', 'nope', 'sorry', 'pardon', 'excuse', 'cancel', 'pause']);
 
 /**
- * How words said over the answer read: `verdict` as judgeWords gives it; `floor`: one is a word
- * people take the floor with; `unclear`: none is, and not all are acknowledgement-like (a recognizer's
- * guess at a sound it does not know: "hokay", "writ", "i sea"), so how it sounded must decide.
+ * How words said over the answer read: `verdict` as judgeWords gives it, or as they sound when no
+ * spelling matched; `floor`: one is (or sounds like) a word people take the floor with; `unclear`:
+ * neither, and not all are acknowledgement-like (a recognizer's guess at a sound it does not know:
+ * "hokay", "writ", "i sea"), so how it sounded must decide.
  */
 export interface WordsReading {
   verdict: WordsVerdict;
@@ -86,18 +87,6 @@ export function soundKey(word: string): string {
 /** A phrase's sound: its words' keys run together ("got it" is "kt"). */
 function phraseKey(words: readonly string[]): string {
   return words.map(soundKey).join('').replace(/(.)\1+/g, '$1');
-}
-
-/**
- * How words said over the answer read: `verdict` as judgeWords gives it, or as they sound when no
- * spelling matched; `floor`: one is (or sounds like) a word people take the floor with; `unclear`:
- * neither, a recognizer's guess at a sound it does not know, so how it sounded must decide.
- */
-export interface WordsReading {
-  verdict: WordsVerdict;
-  floor: boolean;
-  unclear: boolean;
-  words: number;
 }
 
 export function readWords(text: string, phrases: readonly (readonly string[])[]): WordsReading {
