@@ -35,8 +35,16 @@ describe('reading words said over the answer', () => {
 
   it('anything else is unclear: how it sounded must decide', () => {
     const r = read('yeev');
-    assert.deepEqual(r, { verdict: 'interruption', floor: false, stopWord: false, unclear: true, words: 1 });
+    assert.deepEqual(r, { verdict: 'interruption', floor: false, stopWord: false, unclear: true, words: 1, opening: false });
     assert.equal(read('').verdict, 'none');
+  });
+
+  it('sounds that open many words ("ho", "a", "how") are no acknowledgement until the speech ends', () => {
+    for (const opening of ['ho', 'a', 'how', 'uh huh', 'hor', 'yeah']) assert.equal(read(opening).opening, true, opening);
+    for (const word of ['mm', 'okay', 'right', 'got it', 'hon yon']) assert.equal(read(word).opening, false, word);
+    assert.equal(judgeSpeech(read('ho'), nod, false), 'none', 'the "ho" of "hold on": wait for more');
+    assert.equal(judgeSpeech(read('uh huh'), nod, true), 'acknowledgement', 'ended: it was one');
+    assert.equal(judgeSpeech(read('mm'), nod, false), 'acknowledgement', 'a hum shows at once');
   });
 });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ACK_GAP_MAX_MS, BACKCHANNEL_MAX_MS, BargeInPolicy, LOUD_HOLD_MS, LOUD_ONSET_DB, PEEK_AFTER_MS, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
+import { ACK_GAP_MAX_MS, BACKCHANNEL_MAX_MS, BargeInPolicy, LOUD_HOLD_MS, LOUD_ONSET_DB, PEEK_AFTER_MS, UNCLEAR_HOLD_MS, type BargeInConfig } from '../electron/pipeline/respond/barge-in';
 
 const cfg: BargeInConfig = { enabled: true, minSpeechMs: 400, falseInterruptionMs: 1500, backchannels: false, onsetHoldMs: 0 };
 const policy = (over: Partial<BargeInConfig> = {}) => {
@@ -265,18 +265,41 @@ describe('barge-in policy with an onset hold (pure, scripted timelines)', () => 
     ]);
   });
 
-  it('no words by the end of the hold: it plays on lowered, and a later word that is no acknowledgement pauses it there', () => {
+  it('no words by the end of the hold: silent up to UNCLEAR_HOLD_MS for the last peek, then it plays on lowered, and a later word that is no acknowledgement pauses it there', () => {
     const p = holding();
     p.onCandidate(1000, 'speaking', 980, 3);
     assert.deepEqual(p.onWords(1150, 'none'), []);
     assert.deepEqual(p.tick(1199), []);
-    assert.deepEqual(p.tick(1200), [
-      { type: 'duck', atMs: 1200 },
-      { type: 'resume', atMs: 1200 },
+    assert.deepEqual(p.tick(1200), [], 'nothing known yet: held longer');
+    const until = 1000 + UNCLEAR_HOLD_MS - 40;
+    assert.deepEqual(p.tick(until - 1), []);
+    assert.deepEqual(p.tick(until), [
+      { type: 'duck', atMs: until },
+      { type: 'resume', atMs: until },
     ]);
-    assert.deepEqual(p.tick(1300), [], 'released once');
-    assert.deepEqual(p.onWords(1320, 'interruption'), [{ type: 'pause', atMs: 1320, restoreVolume: true }]);
-    assert.deepEqual(p.onSpeechStart(1400, 'speaking'), [{ type: 'interrupt', atMs: 1400, pausedAtMs: 1320 }]);
+    assert.deepEqual(p.tick(until + 100), [], 'released once');
+    assert.deepEqual(p.onWords(until + 120, 'interruption'), [{ type: 'pause', atMs: until + 120, restoreVolume: true }]);
+    assert.deepEqual(p.onSpeechStart(until + 200, 'speaking'), [{ type: 'interrupt', atMs: until + 200, pausedAtMs: until + 120 }]);
+  });
+
+  it('a floor word that comes in the lengthened hold stops the answer where the hold began', () => {
+    const p = holding();
+    p.onCandidate(1000, 'speaking', 980, 3);
+    assert.deepEqual(p.tick(1200), []);
+    assert.deepEqual(p.onWords(1320, 'interruption'), [], 'still silent: held as stopped');
+    assert.deepEqual(p.onSpeechStart(1400, 'speaking'), [{ type: 'interrupt', atMs: 1400, pausedAtMs: 1000 }]);
+  });
+
+  it('words that read as an acknowledgement are not held longer', () => {
+    const p = holding();
+    p.onCandidate(1000, 'speaking', 980, 3, 0, -10);
+    p.onLevel(1100, 0);
+    assert.deepEqual(p.onWords(1150, 'acknowledgement'), [], 'loud: the hold goes on');
+    const end = 1000 + LOUD_HOLD_MS - 40;
+    assert.deepEqual(p.tick(end), [
+      { type: 'duck', atMs: end },
+      { type: 'resume', atMs: end },
+    ]);
   });
 
   it('speech dropped inside the hold resumes at full volume (an acknowledgement is recorded); confirmed speech inside it interrupts where it began', () => {
@@ -314,11 +337,12 @@ describe('barge-in policy with an onset hold (pure, scripted timelines)', () => 
     assert.deepEqual(p.onSpeechStart(1400, 'speaking'), [{ type: 'interrupt', atMs: 1400, pausedAtMs: 1000 }], 'stopped where it began');
     p.onCandidate(2000, 'speaking', 1980, 4, 0, 0);
     assert.equal(p.resumeAtMs, 2000 + LOUD_HOLD_MS - 40, 'loud from its first sound');
-    assert.deepEqual(p.tick(2000 + LOUD_HOLD_MS - 40), [
-      { type: 'duck', atMs: 2260 },
-      { type: 'resume', atMs: 2260 },
+    assert.deepEqual(p.tick(2000 + LOUD_HOLD_MS - 40), [], 'no words yet: held on to UNCLEAR_HOLD_MS');
+    assert.deepEqual(p.tick(2000 + UNCLEAR_HOLD_MS - 40), [
+      { type: 'duck', atMs: 2360 },
+      { type: 'resume', atMs: 2360 },
     ]);
-    p.onLevel(2300, 0);
+    p.onLevel(2400, 0);
     assert.equal(p.resumeAtMs, 2000 + 1500, 'a hold over is not begun again');
   });
 

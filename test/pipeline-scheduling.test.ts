@@ -4,7 +4,7 @@
  * that answers after a set delay and logs the history it is given, and a voice that is a tone.
  * These stand in for the engines only to control timing; every engine is tested for real elsewhere.
  */
-import { LOUD_HOLD_MS } from '../electron/pipeline/respond/barge-in';
+import { LOUD_HOLD_MS, UNCLEAR_HOLD_MS } from '../electron/pipeline/respond/barge-in';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatMessage, GenerateOptions, LanguageModel } from '../electron/engines/llm-types';
@@ -181,8 +181,10 @@ describe('timeouts with the microphone muted (scripted engines)', () => {
 
   // Held means paused with backchannels off; with them on, silent for the onset hold and then
   // lowered (ducked), as shipped, or only lowered with no onset hold.
-  // The sound is as loud as the request: the onset hold is the loud one (its 40 ms of slack off).
+  // The sound is as loud as the request: the onset hold is the loud one (its 40 ms of slack off),
+  // and, no words having come by its end, it is lengthened once to UNCLEAR_HOLD_MS.
   const ONSET = LOUD_HOLD_MS - 40;
+  const LENGTHENED = UNCLEAR_HOLD_MS - 40;
   const MODES = [
     { name: 'paused', settings: mergeSettings(DEFAULT_SETTINGS, { bargeIn: { backchannels: false } }), held: 'paused', back: 'resumed', onset: false },
     { name: 'lowered', settings: mergeSettings(DEFAULT_SETTINGS, { bargeIn: { onsetHoldMs: 0 } }), held: 'ducked', back: 'restored', onset: false },
@@ -222,9 +224,9 @@ describe('timeouts with the microphone muted (scripted engines)', () => {
       if (mode.onset) {
         // First the hold ends on the timer: the answer plays on, lowered, while the sound is judged.
         assert.equal(pipeline.nextWakeMs(), held.t + ONSET);
-        await appTimer(pipeline, clock, 3200 + ONSET + 100);
+        await appTimer(pipeline, clock, 3200 + LENGTHENED + 100);
         const resumed = playback(events, 'resumed');
-        assert.ok(resumed && resumed.t >= held.t + ONSET && resumed.t <= held.t + ONSET + 60, `resumed at ${resumed?.t}, due at ${held.t + ONSET}`);
+        assert.ok(resumed && resumed.t >= held.t + LENGTHENED && resumed.t <= held.t + LENGTHENED + 60, `resumed at ${resumed?.t}, due at ${held.t + LENGTHENED}`);
         assert.ok(playback(events, 'ducked'), 'lowered');
       }
       assert.equal(pipeline.nextWakeMs(), resumeAt);

@@ -41,7 +41,8 @@ export function judgeSpeech(words: WordsReading, traits: Traits | null, final: b
   // Speech too short to be a turn takes the floor only with a word that alone asks the answer to stop,
   // spelled so ("wait", "no"): a fragment such as "where" (of a slice of "weather") is no reason to.
   if (words.floor && (words.stopWord || !short)) return level !== null && level < FAINT_DB ? 'none' : 'interruption';
-  if (words.verdict === 'acknowledgement') return 'acknowledgement';
+  // "ho", "a", "how" open "hold on", "actually", "hang on" as often as "uh huh": wait for more.
+  if (words.verdict === 'acknowledgement') return words.opening && !final ? 'none' : 'acknowledgement';
   // Unclear words: how it sounded decides. Long, or very loud, is known as it goes on; loud and
   // rising once it has ended (a vowel's first 200 ms can be louder than a whole request's loud part).
   if ((traits?.durationMs ?? 0) > ACK_MAX_MS || words.words > MAX_UNCLEAR_WORDS || (level !== null && level > SHOUT_DB)) return 'interruption';

@@ -48,6 +48,12 @@ export interface WordsReading {
   stopWord: boolean;
   unclear: boolean;
   words: number;
+  /**
+   * Every word is made of the sounds many words open with (vowels, h, w, y, r: "a", "ho", "how",
+   * "her"), the start of "actually", "hold on" or "hang on" as much as of "uh huh": no evidence of an
+   * acknowledgement until the speech has ended.
+   */
+  opening: boolean;
 }
 
 /**
@@ -93,7 +99,8 @@ export function readWords(text: string, phrases: readonly (readonly string[])[])
   const words = tokens(text);
   const spelled = judgeWords(text, phrases);
   const stopWord = words.some((w) => STOP_WORDS.has(w));
-  const reading = (verdict: WordsVerdict, floor: boolean): WordsReading => ({ verdict, floor, stopWord, unclear: verdict === 'interruption' && !floor, words: words.length });
+  const opening = words.length > 0 && words.every((w) => /^[aeiouhwyr]+$/.test(w));
+  const reading = (verdict: WordsVerdict, floor: boolean): WordsReading => ({ verdict, floor, stopWord, unclear: verdict === 'interruption' && !floor, words: words.length, opening });
   if (words.some((w) => FLOOR_WORDS.has(w))) return reading('interruption', true);
   if (spelled !== 'interruption') return reading(spelled, false);
   const ackKeys = new Set(phrases.map(phraseKey));

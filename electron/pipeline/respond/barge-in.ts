@@ -41,6 +41,13 @@ export const ACK_GAP_MAX_MS = 250;
  */
 export const LOUD_ONSET_DB = -4;
 export const LOUD_HOLD_MS = 300;
+/**
+ * Speech whose words, when its onset hold runs out, have shown nothing yet (none, or only sounds
+ * that open many words: "ho", "a") stays silent up to this long from its first sound: a floor word
+ * decoded by the last peek (about 320 ms in: "hold", "hang on", "actually") then stops the answer
+ * where it began. An acknowledgement's words release the hold as soon as they show.
+ */
+export const UNCLEAR_HOLD_MS = 400;
 /** What the end of an onset hold may lag: it is released on the next audio window. */
 const HOLD_SLACK_MS = 40;
 /** An onset hold shorter than this would silence nothing sooner than the answer's own pause: it is only lowered. */
@@ -77,6 +84,10 @@ interface Deciding {
   holdUntilMs: number | null;
   /** It grew loud during the hold: interim acknowledgement-like words (the "ho" of "hold on") do not end the hold early. */
   loud?: boolean;
+  /** Its words have read as an acknowledgement: the hold is not lengthened for want of words. */
+  ackWords?: boolean;
+  /** The hold was lengthened once to UNCLEAR_HOLD_MS. */
+  lengthened?: boolean;
 }
 
 /** A short word that acts on the answer being spoken, whatever its length ("stop" is shorter than minSpeechMs). */
@@ -213,6 +224,7 @@ export class BargeInPolicy {
       d.holdUntilMs = null;
       return [{ type: 'resume', atMs }];
     }
+    if (verdict === 'acknowledgement') d.ackWords = true;
     // An acknowledgement need not wait out the hold, unless it is loud.
     if (onsetHeld && verdict === 'acknowledgement' && !d.loud) return this.playOnLowered(d, atMs);
     return [];
@@ -278,7 +290,16 @@ export class BargeInPolicy {
     const held = this.held;
     if (resumeAtMs === null || !held || atMs < resumeAtMs) return [];
     const d = held.deciding;
-    if (d && d.holdUntilMs !== null && atMs < (d.confirmed ? d.speechStartMs + BACKCHANNEL_MAX_MS : Infinity)) return this.playOnLowered(d, atMs);
+    if (d && d.holdUntilMs !== null && atMs < (d.confirmed ? d.speechStartMs + BACKCHANNEL_MAX_MS : Infinity)) {
+      // Nothing known yet for or against it: silent a little longer, for the last peek's words.
+      const longer = held.sinceMs + UNCLEAR_HOLD_MS - HOLD_SLACK_MS;
+      if (!d.ackWords && !d.lengthened && longer > atMs) {
+        d.lengthened = true;
+        d.holdUntilMs = longer;
+        return [];
+      }
+      return this.playOnLowered(d, atMs);
+    }
     this.held = null;
     if (d?.confirmed) return [{ type: 'interrupt', atMs, pausedAtMs: held.sinceMs, speechStartMs: d.speechStartMs }];
     return [{ type: d ? 'unduck' : 'resume', atMs }];
