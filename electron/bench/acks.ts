@@ -56,7 +56,12 @@ export interface ItemResult {
 export interface AckBenchResult {
   split: Split | 'all';
   clips: number;
-  acknowledgements: { n: number; passed: number; passedShare: number; outcomes: Record<ItemOutcome, number>; gapMs: Distribution };
+  /**
+   * `measured`: the acknowledgements said over an answer (n less the `no-answer` ones, which an earlier
+   * item of the same clip stopped: counting them too would count that one failure twice);
+   * `passedShare` is over those.
+   */
+  acknowledgements: { n: number; measured: number; passed: number; passedShare: number; outcomes: Record<ItemOutcome, number>; gapMs: Distribution };
   interruptions: { n: number; stoppedInTime: number; stoppedInTimeShare: number; outcomes: Record<ItemOutcome, number>; stoppedAfterMs: Distribution };
   items: ItemResult[];
 }
@@ -129,10 +134,11 @@ export function summarizeAcks(split: Split | 'all', clips: number, items: ItemRe
   // An acknowledgement that left the answer playing passed, listed or not.
   const passed = acks.filter((i) => i.outcome === 'passed' || i.outcome === 'unheard').length;
   const inTime = ints.filter((i) => i.stoppedAfterMs !== null && i.stoppedAfterMs <= STOP_WITHIN_MS).length;
+  const measured = acks.filter((i) => i.outcome !== 'no-answer').length;
   return {
     split,
     clips,
-    acknowledgements: { n: acks.length, passed, passedShare: share(passed, acks.length), outcomes: count(acks), gapMs: distribution(acks.map((i) => i.gapMs)) },
+    acknowledgements: { n: acks.length, measured, passed, passedShare: share(passed, measured), outcomes: count(acks), gapMs: distribution(acks.map((i) => i.gapMs)) },
     interruptions: { n: ints.length, stoppedInTime: inTime, stoppedInTimeShare: share(inTime, ints.length), outcomes: count(ints), stoppedAfterMs: distribution(ints.flatMap((i) => (i.stoppedAfterMs === null ? [] : [i.stoppedAfterMs]))) },
     items,
   };
@@ -148,7 +154,7 @@ export function ackTable(r: AckBenchResult): string {
   const outcomes = (o: Record<ItemOutcome, number>) => OUTCOMES.filter((k) => o[k] > 0).map((k) => `${k} ${o[k]}`).join(', ');
   const lines = [
     `split ${r.split}: ${r.clips} clips`,
-    `acknowledgements: ${a.passed}/${a.n} let the answer go on (${pct(a.passedShare)}); ${outcomes(a.outcomes)}; longest silence in the answer median ${ms(a.gapMs.median)}, p95 ${ms(a.gapMs.p95)}, max ${ms(a.gapMs.max)}`,
+    `acknowledgements: ${a.passed}/${a.measured} said over an answer let it go on (${pct(a.passedShare)}; ${a.n} said, ${a.n - a.measured} after an earlier one had stopped it); ${outcomes(a.outcomes)}; longest silence in the answer median ${ms(a.gapMs.median)}, p95 ${ms(a.gapMs.p95)}, max ${ms(a.gapMs.max)}`,
     `interruptions: ${i.stoppedInTime}/${i.n} stopped within ${STOP_WITHIN_MS} ms (${pct(i.stoppedInTimeShare)}); ${outcomes(i.outcomes)}; stopped after median ${ms(i.stoppedAfterMs.median)}, p95 ${ms(i.stoppedAfterMs.p95)}`,
   ];
   const failed = r.items.filter((x) => (x.kind === 'acknowledgement' ? x.outcome !== 'passed' && x.outcome !== 'unheard' : x.stoppedAfterMs === null || x.stoppedAfterMs > STOP_WITHIN_MS));
