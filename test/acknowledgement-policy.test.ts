@@ -40,10 +40,11 @@ describe('reading words said over the answer', () => {
   });
 
   it('sounds that open many words ("ho", "a", "how") are no acknowledgement until the speech ends', () => {
-    for (const opening of ['ho', 'a', 'how', 'uh huh', 'hor', 'yeah']) assert.equal(read(opening).opening, true, opening);
-    for (const word of ['mm', 'okay', 'right', 'got it', 'hon yon']) assert.equal(read(word).opening, false, word);
+    for (const opening of ['ho', 'a', 'how', 'uh ho', 'hor', 'yea']) assert.equal(read(opening).opening, true, opening);
+    for (const word of ['mm', 'okay', 'right', 'got it', 'hon yon', 'yeah', 'uh huh', 'yeah yeah', 'oh']) assert.equal(read(word).opening, false, `${word}: a listed one spelled so, or more than opening sounds`);
     assert.equal(judgeSpeech(read('ho'), nod, false), 'none', 'the "ho" of "hold on": wait for more');
-    assert.equal(judgeSpeech(read('uh huh'), nod, true), 'acknowledgement', 'ended: it was one');
+    assert.equal(judgeSpeech(read('yeah'), nod, false), 'acknowledgement', 'spelled as listed: at once');
+    assert.equal(judgeSpeech(read('uh ho'), nod, true), 'acknowledgement', 'ended: it was one');
     assert.equal(judgeSpeech(read('mm'), nod, false), 'acknowledgement', 'a hum shows at once');
   });
 });

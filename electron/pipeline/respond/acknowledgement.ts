@@ -50,8 +50,8 @@ export interface WordsReading {
   words: number;
   /**
    * Every word is made of the sounds many words open with (vowels, h, w, y, r: "a", "ho", "how",
-   * "her"), the start of "actually", "hold on" or "hang on" as much as of "uh huh": no evidence of an
-   * acknowledgement until the speech has ended.
+   * "her"), the start of "actually", "hold on" or "hang on" as much as of an acknowledgement, and is
+   * not a listed one spelled exactly ("yeah", "uh huh"): no evidence of one until the speech has ended.
    */
   opening: boolean;
 }
@@ -99,7 +99,7 @@ export function readWords(text: string, phrases: readonly (readonly string[])[])
   const words = tokens(text);
   const spelled = judgeWords(text, phrases);
   const stopWord = words.some((w) => STOP_WORDS.has(w));
-  const opening = words.length > 0 && words.every((w) => /^[aeiouhwyr]+$/.test(w));
+  const opening = words.length > 0 && words.every((w) => /^[aeiouhwyr]+$/.test(w)) && !spelledAsListed(words, phrases);
   const reading = (verdict: WordsVerdict, floor: boolean): WordsReading => ({ verdict, floor, stopWord, unclear: verdict === 'interruption' && !floor, words: words.length, opening });
   if (words.some((w) => FLOOR_WORDS.has(w))) return reading('interruption', true);
   if (spelled !== 'interruption') return reading(spelled, false);
@@ -110,6 +110,17 @@ export function readWords(text: string, phrases: readonly (readonly string[])[])
   const floorKeys = [...FLOOR_WORDS].filter((w) => w.length >= 4).map(soundKey).filter((k) => k.length >= 2 && !ackKeys.has(k));
   const floor = words.map(soundKey).some((k) => floorKeys.some((f) => k === f || (f.length >= 3 && k.includes(f))));
   return reading('interruption', floor);
+}
+
+/** The words are listed phrases spelled exactly, one after another ("yeah", "uh huh", "yeah yeah"). */
+function spelledAsListed(words: readonly string[], phrases: readonly (readonly string[])[]): boolean {
+  const reach = new Array<boolean>(words.length + 1).fill(false);
+  reach[0] = true;
+  for (let i = 0; i < words.length; i++) {
+    if (!reach[i]) continue;
+    for (const p of phrases) if (p.length > 0 && p.every((w, k) => words[i + k] === w)) reach[i + p.length] = true;
+  }
+  return reach[words.length]!;
 }
 
 export type WordsVerdict =
