@@ -31,7 +31,12 @@ export const BACKCHANNEL_MAX_MS = 1500;
  */
 export const PEEK_AFTER_MS: readonly number[] = [120, 210, 290];
 
-/** The longest silence an acknowledgement may leave in the answer: longer, and it is heard as the answer stopping. */
+/**
+ * The longest silence the onset hold may leave in the answer, counting the silence already there:
+ * longer, and an acknowledgement is heard as the answer stopping. Speech whose words show nothing by
+ * the hold's end is held longer all the same (UNCLEAR_HOLD_MS): a real interruption stopped late
+ * costs more than a pause.
+ */
 export const ACK_GAP_MAX_MS = 250;
 /**
  * Speech over the answer that begins at least as loud as this against the user's requests (dB) is
