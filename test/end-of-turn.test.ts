@@ -22,14 +22,15 @@ import { withoutNow } from './conversation-text';
 /** Temperature 0 and short answers: the same words every run, and quick. */
 const BASE = mergeSettings(DEFAULT_SETTINGS, { llm: { temperature: 0, maxTokens: 24, threads: 1 } });
 
-/** The language model as loaded, logging the last user message of every prompt it is given. */
-function logging(llm: LanguageModel, prompts: string[]): LanguageModel {
+/** The language model as loaded, logging the last user message of every prompt it is given, and when (the pipeline's clock). */
+function logging(llm: LanguageModel, prompts: string[], askedAt: number[], now: () => number): LanguageModel {
   return {
     info: llm.info,
     countTokens: (t) => llm.countTokens(t),
     dispose: () => llm.dispose(),
     generate: (messages: readonly ChatMessage[], opts) => {
       prompts.push(withoutNow(messages[messages.length - 1]!.text));
+      askedAt.push(now());
       return llm.generate(messages, opts);
     },
   };
@@ -39,12 +40,13 @@ async function talk(engines: LoadedEngines, settings: Settings, clipName: string
   const clock = new FastForwardClock();
   const output = new TimelineOutput();
   const prompts: string[] = [];
-  const pipeline = new VoicePipeline({ ...engines, llm: logging(engines.llm, prompts) }, output, clock, () => settings);
+  const askedAt: number[] = [];
+  const pipeline = new VoicePipeline({ ...engines, llm: logging(engines.llm, prompts, askedAt, () => clock.now()) }, output, clock, () => settings);
   const events: PipelineEvent[] = [];
   pipeline.events.on((e) => events.push(e));
   const reports = await runInput(pipeline, await loadClip16k(clipName), clock, output, { fast: true });
   const history = pipeline.conversation.messages().slice(1).map((m) => `${m.role}:${withoutNow(m.text)}`);
-  return { reports, events, prompts, history };
+  return { reports, events, prompts, askedAt, history };
 }
 
 let withModel: LoadedEngines;
@@ -127,7 +129,7 @@ describe('prepared answers (real engines)', () => {
     assert.equal(r.assistantText, 'Timer set for ten minutes.');
   });
 
-  it('uses it when the turn ends with the same words: first audio sooner after the end of turn than without', async () => {
+  it('uses it when the turn ends with the same words: the model was asked during the pause, not after the end of turn', async () => {
     const preparedRun = await talk(withModel, BASE, 'weather');
     const plainRun = await talk(withModel, mergeSettings(BASE, { prepareAnswers: false }), 'weather');
     const prepared = preparedRun.reports[0]!;
@@ -139,7 +141,11 @@ describe('prepared answers (real engines)', () => {
     // runs, and llama.cpp's batched and single-token kernels round differently, so a near tie can flip.
     assert.deepEqual(preparedRun.prompts.slice(-1), plainRun.prompts, 'the model was asked the same question');
     assert.ok(prepared.assistantText.trim().length > 0 && preparedRun.history.at(-1) === `assistant:${prepared.assistantText}`, 'the prepared answer is what was said and kept');
-    const after = (r: typeof prepared) => r.timings.firstAudioMs! - r.timings.endOfTurnMs;
-    assert.ok(after(prepared) < after(plain), `first audio ${after(prepared)} ms after the end of turn prepared, ${after(plain)} ms not`);
+    // What that saves is measured by `npm run bench` ("end of turn → first audio, prepared" and "not
+    // prepared"), not here: with the tiny test model it is a few ms, inside a noisy machine's spread.
+    const askedFor = (run: typeof preparedRun) => run.askedAt[run.prompts.length - 1]!;
+    assert.ok(askedFor(preparedRun) < prepared.timings.endOfTurnMs, `asked at ${askedFor(preparedRun)} ms, the turn ended at ${prepared.timings.endOfTurnMs} ms`);
+    assert.ok(askedFor(plainRun) >= plain.timings.endOfTurnMs, `asked at ${askedFor(plainRun)} ms, the turn ended at ${plain.timings.endOfTurnMs} ms`);
+    assert.equal(preparedRun.prompts.length, 1, 'asked once: the prepared request was the answer');
   });
 });
