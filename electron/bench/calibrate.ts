@@ -11,6 +11,7 @@ import sherpa from 'sherpa-onnx-node';
 import { loadRecognizer, onlineRecognizerConfig } from '../engines/stt';
 import { loadTurnDetector, measureTurnCost } from '../engines/turn-detector';
 import { pickBackend } from '../engines/llm';
+import { percentile } from '../stats';
 
 export type Figure = 'rtf' | 'ms' | 'tokensPerSecond';
 
@@ -60,10 +61,7 @@ export interface Calibration {
 /** The text every voice speaks: a typical answer's first sentences. */
 export const CALIBRATION_TEXT = 'Sure. Tomorrow looks mild and mostly dry, with a light wind from the west and a high of about fourteen degrees in the afternoon.';
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
-};
+const median = (xs: number[]) => percentile(xs, 0.5) ?? NaN;
 
 function timesPublished(figure: Figure, measured: number, p: Published | null): number | null {
   if (!p || !(measured > 0)) return null;

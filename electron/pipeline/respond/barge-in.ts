@@ -91,8 +91,6 @@ interface Deciding {
   loud?: boolean;
   /** Its words have read as an acknowledgement: the hold is not lengthened for want of words. */
   ackWords?: boolean;
-  /** The hold was lengthened once to UNCLEAR_HOLD_MS. */
-  lengthened?: boolean;
 }
 
 /** A short word that acts on the answer being spoken, whatever its length ("stop" is shorter than minSpeechMs). */
@@ -296,10 +294,10 @@ export class BargeInPolicy {
     if (resumeAtMs === null || !held || atMs < resumeAtMs) return [];
     const d = held.deciding;
     if (d && d.holdUntilMs !== null && atMs < (d.confirmed ? d.speechStartMs + BACKCHANNEL_MAX_MS : Infinity)) {
-      // Nothing known yet for or against it: silent a little longer, for the last peek's words.
+      // Nothing known yet for or against it: silent a little longer, for the last peek's words (once:
+      // at the lengthened end, time has reached it).
       const longer = held.sinceMs + UNCLEAR_HOLD_MS - HOLD_SLACK_MS;
-      if (!d.ackWords && !d.lengthened && longer > atMs) {
-        d.lengthened = true;
+      if (!d.ackWords && longer > atMs) {
         d.holdUntilMs = longer;
         return [];
       }

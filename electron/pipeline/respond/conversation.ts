@@ -22,13 +22,13 @@ interface Exchange {
   now: string;
 }
 
-/** The user's words with the line about the present before them, when there is one. */
 /** Ends an answer the user cut off, in history: the model knows it was interrupted. */
 export const CUT_MARK = '…';
 
 /** An exchange whose answer is in (whole, heard in part, or none); not one still being answered, which may yet be dropped. */
 const settled = (e: Exchange) => e.answer !== null;
 
+/** The user's words with the line about the present before them, when there is one. */
 function withNow(now: string, text: string): string {
   return now ? `[${now}]\n${text}` : text;
 }
