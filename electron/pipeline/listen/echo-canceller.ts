@@ -138,6 +138,8 @@ export class EchoCanceller {
   private readonly refSmooth = new Float64Array(BAND_EDGES.length + 1);
   /** Blocks heard with the reference playing: the loudness measured is trusted once there are enough. */
   private heardBlocks = 0;
+  /** Blocks the reference had signal in, path found or not. */
+  private playedBlocks = 0;
   /** The last window, for the meter. */
   readonly last: EchoWindowStats = { active: false, micEnergy: 0, outEnergy: 0 };
 
@@ -212,6 +214,16 @@ export class EchoCanceller {
       // The microphone's bands stand for the echo only in an answer's first moments (see coarseResidual).
       const micBands = this.heardBlocks < EARLY_BLOCKS ? this.micBands.take(micBlock) : null;
       this.coarseResidual(micBands, this.refBands.take(refBlock), echo, hearing);
+      if (energy(refBlock, 0, BLOCK) > SILENT * BLOCK) this.playedBlocks++;
+      // Speech heard over the answer when 1.5 s of answer have brought no echo path (headphones): the
+      // filter's weights are then only what the background fitted of that speech by chance, and
+      // subtracting them (or holding down what it "learnt") garbled the user's next word ("music"
+      // heard as "soursic", on a busy machine that moved the answer's pauses). Their words pass whole.
+      // (Sooner, speech may be the echo of an answer's first words, before its path is found.)
+      if (hearing && !this.filter.echoFound && !this.placed && this.playedBlocks >= EARLY_BLOCKS) {
+        out.set(micBlock, b);
+        continue;
+      }
       // (What the background learnt is a share of the filter's output, which a wrong filter does not pass on.)
       const stage: FilterStage = !this.filter.echoFound && !this.placed ? 'no-echo' : this.heardBlocks >= EARLY_BLOCKS && this.filter.residualShare < CONVERGED_SHARE ? 'settled' : 'settling';
       this.suppressor.process(res.x, res.energy, echo.energy, this.coarse, this.bound, filterWrong ? 0 : this.filter.learnt, stage, out, b);
