@@ -214,18 +214,18 @@ export class EchoCanceller {
       // The microphone's bands stand for the echo only in an answer's first moments (see coarseResidual).
       const micBands = this.heardBlocks < EARLY_BLOCKS ? this.micBands.take(micBlock) : null;
       this.coarseResidual(micBands, this.refBands.take(refBlock), echo, hearing);
-      if (energy(refBlock, 0, BLOCK) > SILENT * BLOCK) this.playedBlocks++;
+      const noPath = !this.filter.echoFound && !this.placed;
       // Speech heard over the answer when 1.5 s of answer have brought no echo path (headphones): the
       // filter's weights are then only what the background fitted of that speech by chance, and
       // subtracting them (or holding down what it "learnt") garbled the user's next word ("music"
       // heard as "soursic", on a busy machine that moved the answer's pauses). Their words pass whole.
       // (Sooner, speech may be the echo of an answer's first words, before its path is found.)
-      if (hearing && !this.filter.echoFound && !this.placed && this.playedBlocks >= EARLY_BLOCKS) {
+      if (hearing && noPath && this.playedBlocks >= EARLY_BLOCKS) {
         out.set(micBlock, b);
         continue;
       }
       // (What the background learnt is a share of the filter's output, which a wrong filter does not pass on.)
-      const stage: FilterStage = !this.filter.echoFound && !this.placed ? 'no-echo' : this.heardBlocks >= EARLY_BLOCKS && this.filter.residualShare < CONVERGED_SHARE ? 'settled' : 'settling';
+      const stage: FilterStage = noPath ? 'no-echo' : this.heardBlocks >= EARLY_BLOCKS && this.filter.residualShare < CONVERGED_SHARE ? 'settled' : 'settling';
       this.suppressor.process(res.x, res.energy, echo.energy, this.coarse, this.bound, filterWrong ? 0 : this.filter.learnt, stage, out, b);
       // Removing echo can only make the input quieter: louder means the filter is wrong for this
       // block (a pause in the answer, a path that went away). It is brought down to the input's level.
@@ -264,6 +264,7 @@ export class EchoCanceller {
       this.micSmooth[k]! += LOUDNESS_SMOOTHING * (heard - this.micSmooth[k]!);
       this.refSmooth[k]! += LOUDNESS_SMOOTHING * (this.refLevel[k]! - this.refSmooth[k]!);
     }
+    if (px > SILENT) this.playedBlocks++;
     this.coarse.fill(0);
     this.bound.fill(0);
     // No echo until the filter or the fast path has found some: with none at all (headphones) the

@@ -114,13 +114,21 @@ export function readWords(text: string, phrases: readonly (readonly string[])[])
 
 /** The words are listed phrases spelled exactly, one after another ("yeah", "uh huh", "yeah yeah"). */
 function spelledAsListed(words: readonly string[], phrases: readonly (readonly string[])[]): boolean {
-  const reach = new Array<boolean>(words.length + 1).fill(false);
-  reach[0] = true;
-  for (let i = 0; i < words.length; i++) {
-    if (!reach[i]) continue;
-    for (const p of phrases) if (p.length > 0 && p.every((w, k) => words[i + k] === w)) reach[i + p.length] = true;
+  return fewestUnits(words.length, (i) => phrases.filter((p) => p.length > 0 && p.every((w, k) => words[i + k] === w)).map((p) => i + p.length)) < Infinity;
+}
+
+/**
+ * The fewest units that make up words [0, n) one after another (Infinity: they cannot), where
+ * `ends(i)` gives where a unit beginning at word i may end.
+ */
+function fewestUnits(n: number, ends: (i: number) => number[]): number {
+  const fewest = new Array<number>(n + 1).fill(Infinity);
+  fewest[0] = 0;
+  for (let i = 0; i < n; i++) {
+    if (fewest[i] === Infinity) continue;
+    for (const j of ends(i)) fewest[j] = Math.min(fewest[j]!, fewest[i]! + 1);
   }
-  return reach[words.length]!;
+  return fewest[n]!;
 }
 
 export type WordsVerdict =
@@ -145,19 +153,11 @@ export function judgeWords(text: string, phrases: readonly (readonly string[])[]
   if (words.length === 0) return 'none';
   // Hum-lettered real words count as hums only if plain hums or listed phrases outnumber them.
   const humWords = words.filter((w) => isHum(w, true) && !isHum(w)).length;
-  // fewest[i]: the fewest acknowledgement units that make up words[0..i) (Infinity: they cannot).
-  const fewest = new Array<number>(words.length + 1).fill(Infinity);
-  fewest[0] = 0;
-  for (let i = 0; i < words.length; i++) {
-    if (fewest[i] === Infinity) continue;
-    const reach = (j: number) => (fewest[j] = Math.min(fewest[j]!, fewest[i]! + 1));
-    if (isHum(words[i]!, humWords > 0)) reach(i + 1);
-    for (const p of phrases) {
-      const n = matchLength(p, words, i);
-      if (n > 0) reach(i + n);
-    }
-  }
-  const units = fewest[words.length]!;
+  // Units: a hum, or a listed phrase (the last word may be the start of one).
+  const units = fewestUnits(words.length, (i) => [
+    ...(isHum(words[i]!, humWords > 0) ? [i + 1] : []),
+    ...phrases.map((p) => matchLength(p, words, i)).filter((n) => n > 0).map((n) => i + n),
+  ]);
   return units <= MAX_UNITS && units - humWords >= humWords ? 'acknowledgement' : 'interruption';
 }
 
