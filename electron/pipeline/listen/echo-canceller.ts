@@ -191,7 +191,8 @@ export class EchoCanceller {
     // Searched for at every one of an answer's first windows, then (no echo found: headphones, a
     // room too reverberant to match) every few: each search costs several times the cancelling.
     const searchEvery = this.delay !== null ? RECHECK_EVERY : this.refHeard <= UNLOCKED_EAGER * n ? 1 : UNLOCKED_EVERY;
-    if (this.windows % searchEvery === 0) this.estimatePath();
+    // (Not in speech that can only be the user's: their voice matches the answer's by chance now and then.)
+    if (this.windows % searchEvery === 0 && !this.onlyUser(hearing)) this.estimatePath();
 
     const out = new Float32Array(n);
     const len = this.ref.length;
@@ -214,18 +215,13 @@ export class EchoCanceller {
       // The microphone's bands stand for the echo only in an answer's first moments (see coarseResidual).
       const micBands = this.heardBlocks < EARLY_BLOCKS ? this.micBands.take(micBlock) : null;
       this.coarseResidual(micBands, this.refBands.take(refBlock), echo, hearing);
-      const noPath = !this.filter.echoFound && !this.placed;
-      // Speech heard over the answer when 1.5 s of answer have brought no echo path (headphones): the
-      // filter's weights are then only what the background fitted of that speech by chance, and
-      // subtracting them (or holding down what it "learnt") garbled the user's next word ("music"
-      // heard as "soursic", on a busy machine that moved the answer's pauses). Their words pass whole.
-      // (Sooner, speech may be the echo of an answer's first words, before its path is found.)
-      if (hearing && noPath && this.playedBlocks >= EARLY_BLOCKS) {
+      // The filter's weights are then only what the background fitted of the user's speech by chance.
+      if (this.onlyUser(hearing)) {
         out.set(micBlock, b);
         continue;
       }
       // (What the background learnt is a share of the filter's output, which a wrong filter does not pass on.)
-      const stage: FilterStage = noPath ? 'no-echo' : this.heardBlocks >= EARLY_BLOCKS && this.filter.residualShare < CONVERGED_SHARE ? 'settled' : 'settling';
+      const stage: FilterStage = !this.filter.echoFound && !this.placed ? 'no-echo' : this.heardBlocks >= EARLY_BLOCKS && this.filter.residualShare < CONVERGED_SHARE ? 'settled' : 'settling';
       this.suppressor.process(res.x, res.energy, echo.energy, this.coarse, this.bound, filterWrong ? 0 : this.filter.learnt, stage, out, b);
       // Removing echo can only make the input quieter: louder means the filter is wrong for this
       // block (a pause in the answer, a path that went away). It is brought down to the input's level.
@@ -237,6 +233,17 @@ export class EchoCanceller {
     }
     Object.assign(this.last, { active: true, micEnergy, outEnergy: energy(out, 0, n) });
     return out;
+  }
+
+  /**
+   * Speech heard over the answer once 1.5 s of answer have brought no echo path (headphones) can only
+   * be the user's, and passes whole. Subtracting what the background filter fitted of it by chance
+   * (or holding down what it "learnt"), or a path matched to it by chance, garbled the user's next
+   * word ("music" heard as "soursic" or "dic", on a busy machine that moved the answer's pauses).
+   * (Sooner, speech may be the echo of an answer's first words, before its path is found.)
+   */
+  private onlyUser(hearing: boolean): boolean {
+    return hearing && !this.filter.echoFound && !this.placed && this.playedBlocks >= EARLY_BLOCKS;
   }
 
   /**
